@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: MIT
+# Builds, tests, demonstrates and installs libgetvalues and its tools.
+#
+#   make                  library (shared + static), tools, tests, benchmarks
+#   make check            run the TAP test suite with prove
+#   make check SANITIZE=1 the same, everything built with ASan+UBSan
+#   make demo             show the library at work on this machine
+#   make bench            run the benchmarks, rewrite bench/RESULTS.md
+#   make install          PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
+#   make kcheck           build the patched 6.1 kernel, run the suite in QEMU
+
+VERSION		:= 0.1.0
+SOVERSION	:= 0
+
+PREFIX		?= /usr/local
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+BINDIR		?= $(PREFIX)/bin
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+DESTDIR		?=
+
+CC		?= cc
+# V=1 shows the full commands
+ifeq ($(V),1)
+Q		:=
+msg		= @true
+else
+Q		:= @
+msg		= @printf '  %-7s %s\n' $(1) $(2)
+endif
+CFLAGS		?= -O2 -g
+PROVE		?= prove
+
+# Each flavour builds into its own directory, so that switching between them
+# never mixes objects.
+ifeq ($(SANITIZE),1)
+B		:= build-san
+FLAVOUR_CFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer
+FLAVOUR_LDFLAGS	:= -fsanitize=address,undefined
+else ifeq ($(STATIC),1)
+B		:= build-static
+FLAVOUR_LDFLAGS	:= -static
+else
+B		:= build
+endif
+
+WARN		:= -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+		   -Wstrict-prototypes -Wpointer-arith -Wvla
+ifeq ($(WERROR),1)
+WARN		+= -Werror
+endif
+
+GV_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(FLAVOUR_CFLAGS) \
+		   $(CFLAGS)
+LIB_CFLAGS	:= $(GV_CFLAGS) -fPIC -fvisibility=hidden -Isrc
+LIB_LIBS	:= -lpthread
+LDLIBS_ALL	:= $(LIB_LIBS)
+
+LIB_SRCS	:= $(sort $(wildcard src/*.c))
+LIB_OBJS	:= $(LIB_SRCS:src/%.c=$(B)/src/%.o)
+TOOL_SRCS	:= $(sort $(wildcard tools/*.c))
+TOOLS		:= $(TOOL_SRCS:tools/%.c=$(B)/tools/%)
+TESTLIB_SRCS	:= $(sort $(wildcard tests/lib/*.c))
+TESTLIB_OBJS	:= $(TESTLIB_SRCS:tests/lib/%.c=$(B)/tests/lib/%.o)
+TEST_SRCS	:= $(sort $(wildcard tests/*.c))
+TESTS		:= $(TEST_SRCS:tests/%.c=$(B)/tests/%)
+BENCH_SRCS	:= $(sort $(wildcard bench/*.c))
+BENCHES		:= $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
+EXAMPLE_SRCS	:= $(sort $(wildcard examples/*.c))
+EXAMPLES	:= $(EXAMPLE_SRCS:examples/%.c=$(B)/examples/%)
+MANPAGES	:= $(sort $(wildcard man/man*/*.[0-9]))
+
+SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
+STLIB		:= $(B)/libgetvalues.a
+
+.PHONY: all lib tools tests benches examples check demo bench install \
+	uninstall clean deps kcheck fuzz
+.DEFAULT_GOAL := all
+
+all: lib tools tests benches examples
+lib: deps $(SHLIB) $(STLIB)
+tools: $(TOOLS)
+tests: $(TESTS)
+benches: $(BENCHES)
+examples: $(EXAMPLES)
+
+# Missing Debian packages are installed when run as root; otherwise the exact
+# apt-get line is printed and make stops.
+deps:
+	@scripts/deps.sh build
+
+$(LIB_OBJS) $(TESTLIB_OBJS): | deps
+
+$(B)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(SHLIB): $(LIB_OBJS) src/libgetvalues.map
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libgetvalues.so.$(SOVERSION) \
+		-Wl,--version-script,src/libgetvalues.map -Wl,-z,defs \
+		$(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS)
+	$(Q)ln -sf libgetvalues.so.$(SOVERSION) $(B)/libgetvalues.so
+
+$(STLIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+# Tools, tests, benchmarks and examples link the static library, so that they
+# run from the build tree and can be copied into the QEMU guest as they are.
+$(B)/tests/lib/%.o: tests/lib/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+
+$(B)/tools/%: tools/%.c $(STLIB)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(STLIB) $(LDLIBS_ALL)
+
+$(B)/tests/%: tests/%.c $(TESTLIB_OBJS) $(STLIB)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -Itests -Isrc -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) \
+		-o $@ $< $(TESTLIB_OBJS) $(STLIB) $(LDLIBS_ALL) -ldl
+
+$(B)/bench/%: bench/%.c $(STLIB)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(STLIB) $(LDLIBS_ALL) -lm
+
+$(B)/examples/%: examples/%.c $(STLIB)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(STLIB) $(LDLIBS_ALL)
+
+# The tests find the build through GV_BUILD (the shared library, the tools).
+check: all
+	@scripts/deps.sh check
+	GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(PROVE) --exec '' $(TESTS)
+
+demo: all
+	@GV_BUILD=$(CURDIR)/$(B) scripts/demo.sh
+
+bench: all
+	@GV_BUILD=$(CURDIR)/$(B) bench/run.sh
+
+kcheck:
+	@bash kernel/kcheck.sh
+
+getvalues.pc: getvalues.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    $< > $@
+
+install: lib tools getvalues.pc
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 include/getvalues.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libgetvalues.so.$(VERSION)
+	ln -sf libgetvalues.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/libgetvalues.so.$(SOVERSION)
+	ln -sf libgetvalues.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgetvalues.so
+	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 getvalues.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/)
+	for page in $(MANPAGES); do \
+		sec=$${page%/*}; sec=$${sec##*/}; \
+		install -d $(DESTDIR)$(MANDIR)/$$sec; \
+		install -m 644 $$page $(DESTDIR)$(MANDIR)/$$sec/; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/getvalues.h \
+	      $(DESTDIR)$(LIBDIR)/libgetvalues.so* \
+	      $(DESTDIR)$(LIBDIR)/libgetvalues.a \
+	      $(DESTDIR)$(PKGCONFIGDIR)/getvalues.pc
+	for t in $(notdir $(TOOLS)); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	for page in $(MANPAGES); do \
+		sec=$${page%/*}; sec=$${sec##*/}; \
+		rm -f $(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \
+	done
+
+clean:
+	rm -rf build build-san build-static build-fuzz getvalues.pc
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

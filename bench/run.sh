@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Runs benchmarks and rewrites bench/RESULTS.md. Each benchmark writes its own
+# section, bench/results/NAME.md, headed by the exact command that produced
+# its figures and the machine it ran on; RESULTS.md joins the sections in the
+# order of the list below. Benchmarks are not tests: run them on a quiet
+# machine and read the ratios rather than the absolute times.
+#
+#   bench/run.sh [NAME...]    (default: all of them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${GV_BUILD:-build}
+B=${B#"$PWD/"}
+
+# name|title|command, run from the top of the tree
+benchmarks=(
+"readfile|readfile() vs open/read/close|$B/bench/readfile_speed -l 20000 -r 9"
+)
+
+names=()
+for entry in "${benchmarks[@]}"; do names+=("${entry%%|*}"); done
+want=("$@")
+[ ${#want[@]} -eq 0 ] && want=("${names[@]}")
+
+mkdir -p bench/results
+for entry in "${benchmarks[@]}"; do
+	IFS='|' read -r name title cmd <<<"$entry"
+	case " ${want[*]} " in *" $name "*) ;; *) continue ;; esac
+	echo "bench: $name: $cmd" >&2
+	out=$(bash -c "$cmd")
+	{
+		echo "## $title"
+		echo
+		echo "Command: \`${cmd//$B\//build/}\`"
+		echo
+		echo "Run on $(date -u +%Y-%m-%d), kernel $(uname -r), $(nproc) CPUs," \
+			"commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+		echo
+		echo "$out"
+	} >"bench/results/$name.md"
+done
+
+{
+	echo "# Benchmark results"
+	echo
+	echo "Written by \`make bench\` (bench/run.sh); one section per benchmark,"
+	echo "each with the command that produced it. These are not tests: the VMs"
+	echo "are noisy, so every figure is a median of repeats and the ratios"
+	echo "matter more than absolute times."
+	for name in "${names[@]}"; do
+		[ -f "bench/results/$name.md" ] || continue
+		echo
+		cat "bench/results/$name.md"
+	done
+} >bench/RESULTS.md
+echo "bench: results in bench/RESULTS.md" >&2

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * getvalues.h - the public interface of libgetvalues: readfile() and getvalues().
+ *
+ * Both calls are the user-space form of two proposed Linux system calls. The
+ * library runs them on any kernel, choosing the fastest mechanism that works
+ * (plain system calls, io_uring, statmount/listmount, or the native system
+ * calls where the kernel has them); every mechanism gives the same values and
+ * the same errors. See readfile(3), getvalues(3) and getvalues(7).
+ */
+#ifndef GETVALUES_H
+#define GETVALUES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GETVALUES_VERSION_MAJOR 0
+#define GETVALUES_VERSION_MINOR 1
+
+/**
+ * readfile() - open, read and close a file in one call
+ * @dfd:     directory descriptor for a relative @path, or AT_FDCWD
+ * @path:    the file, resolved relative to @dfd exactly as openat(2) does
+ * @buf:     where the contents go
+ * @bufsize: size of @buf
+ * @flags:   0, or O_NOFOLLOW and/or O_NOATIME; any other bit is EINVAL
+ *
+ * The file is opened read-only, read from offset 0 until end of file or until
+ * @bufsize bytes are in @buf, and closed. Opening never blocks (a FIFO without
+ * a writer reads as empty); reading blocks as read(2) would.
+ *
+ * Return: the number of bytes read: 0 for an empty file or @bufsize 0, and
+ * @bufsize when the file is at least that long (the caller sees truncation).
+ * On error -1 with errno set as openat(2) or read(2) set it: ENOENT, EACCES,
+ * ELOOP (O_NOFOLLOW on a symlink), EISDIR, ENOTDIR, EBADF, EFAULT, EPERM
+ * (O_NOATIME on a file not owned), EINTR, EIO, EINVAL (bad @flags).
+ * No file descriptor survives the call, in any thread, across fork().
+ */
+ssize_t readfile(int dfd, const char *path, void *buf, size_t bufsize, int flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GETVALUES_H */

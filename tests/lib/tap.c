@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tap.c - the Test Anything Protocol writer behind tap.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/tap.h"
+
+static int tap_planned = -1;
+static int tap_count;
+static int tap_failed;
+
+static void tap_vline(const char *prefix, const char *fmt, va_list ap)
+{
+	printf("%s", prefix);
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void tap_plan(int n)
+{
+	tap_planned = n;
+	printf("1..%d\n", n);
+	fflush(stdout);
+}
+
+int tap_done(void)
+{
+	if (tap_planned < 0)
+		printf("1..%d\n", tap_count);
+	else if (tap_planned != tap_count)
+		printf("# planned %d checks, ran %d\n", tap_planned, tap_count);
+	fflush(stdout);
+	if (tap_failed)
+		return 1;
+	return tap_planned < 0 || tap_planned == tap_count ? 0 : 1;
+}
+
+bool tap_ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+	char prefix[64];
+
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	snprintf(prefix, sizeof(prefix), "%sok %d - ", cond ? "" : "not ",
+		 tap_count);
+	va_start(ap, fmt);
+	tap_vline(prefix, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+void tap_skip(int n, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	while (n-- > 0) {
+		tap_count++;
+		printf("ok %d # SKIP %s\n", tap_count, reason);
+	}
+	fflush(stdout);
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vline("# ", fmt, ap);
+	va_end(ap);
+}
+
+void tap_bail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vline("Bail out! ", fmt, ap);
+	va_end(ap);
+	exit(255);
+}
+
+void tap_skip_all(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vline("1..0 # SKIP ", fmt, ap);
+	va_end(ap);
+	exit(0);
+}
+
+bool tap_is_long(long long got, long long want, const char *fmt, ...)
+{
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (!tap_ok(got == want, "%s", name)) {
+		tap_diag("    got: %lld", got);
+		tap_diag("   want: %lld", want);
+		return false;
+	}
+	return true;
+}
+
+bool tap_is_errno(long long ret, int err, long long want_ret, int want_err,
+		  const char *fmt, ...)
+{
+	bool good = ret == want_ret && (want_ret != -1 || err == want_err);
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (!tap_ok(good, "%s", name)) {
+		tap_diag("    got: %lld (errno %s)", ret,
+			 ret == -1 ? strerrorname_np(err) : "-");
+		tap_diag("   want: %lld (errno %s)", want_ret,
+			 want_ret == -1 ? strerrorname_np(want_err) : "-");
+		return false;
+	}
+	return true;
+}
+
+static void tap_diag_bytes(const char *label, const void *p, size_t len)
+{
+	const unsigned char *s = p;
+	char line[160];
+	size_t i, o = 0;
+
+	for (i = 0; i < len && o < sizeof(line) - 8; i++) {
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\')
+			line[o++] = s[i];
+		else
+			o += snprintf(line + o, sizeof(line) - o, "\\x%02x",
+				      s[i]);
+	}
+	line[o] = 0;
+	tap_diag("%s (%zu bytes): \"%s\"%s", label, len, line,
+		 i < len ? "..." : "");
+}
+
+bool tap_is_mem(const void *got, size_t got_len, const void *want,
+		size_t want_len, const char *fmt, ...)
+{
+	bool good = got_len == want_len && !memcmp(got, want, got_len);
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (!tap_ok(good, "%s", name)) {
+		tap_diag_bytes("    got", got, got_len);
+		tap_diag_bytes("   want", want, want_len);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.c - the helpers behind util.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/tap.h"
+#include "lib/util.h"
+
+#define T_MAX_TMPDIRS 16
+
+static char t_tmpdirs[T_MAX_TMPDIRS][PATH_MAX];
+static int t_ntmpdirs;
+static pid_t t_owner;
+
+static int t_rm_one(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void t_rm_rf(const char *path)
+{
+	nftw(path, t_rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+static void t_cleanup(void)
+{
+	if (getpid() != t_owner)
+		return;
+	for (int i = 0; i < t_ntmpdirs; i++)
+		t_rm_rf(t_tmpdirs[i]);
+}
+
+const char *t_tmpdir(const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir;
+
+	if (t_ntmpdirs == T_MAX_TMPDIRS)
+		tap_bail("too many scratch directories");
+	if (!base || !*base)
+		base = "/tmp";
+	dir = t_tmpdirs[t_ntmpdirs];
+	snprintf(dir, PATH_MAX, "%s/gv-%s.XXXXXX", base, tag);
+	if (!mkdtemp(dir))
+		tap_bail("mkdtemp %s: %s", dir, strerror(errno));
+	if (t_ntmpdirs++ == 0) {
+		t_owner = getpid();
+		atexit(t_cleanup);
+	}
+	return dir;
+}
+
+int t_tmpdir_fd(const char *tag)
+{
+	const char *dir = t_tmpdir(tag);
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		tap_bail("open %s: %s", dir, strerror(errno));
+	return fd;
+}
+
+void t_fill_pattern(void *buf, size_t len, unsigned int seed)
+{
+	unsigned char *p = buf;
+	unsigned int x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		p[i] = (unsigned char)(x >> 16);
+	}
+}
+
+int t_write_file(int dfd, const char *name, const void *data, size_t len,
+		 mode_t mode)
+{
+	const char *p = data;
+	int fd;
+
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -1;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return close(fd);
+}
+
+ssize_t t_orc_read(int dfd, const char *path, void *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (got < size) {
+		n = read(fd, (char *)buf + got, size - got);
+		if (n < 0) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return got;
+}
+
+struct t_dirent64 {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+int t_list_fds(int *fds, int max)
+{
+	char buf[4096];
+	int n = 0, dir;
+	long len;
+
+	dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	while ((len = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < len;) {
+			struct t_dirent64 *d = (void *)(buf + off);
+			int fd = 0;
+
+			off += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			for (const char *c = d->d_name; *c; c++)
+				fd = fd * 10 + (*c - '0');
+			if (fd == dir)
+				continue;
+			if (n < max)
+				fds[n] = fd;
+			n++;
+		}
+	}
+	close(dir);
+	return n;
+}
+
+int t_count_fds(void)
+{
+	return t_list_fds(NULL, 0);
+}

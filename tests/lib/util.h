@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - helpers the test programs share: scratch directories, files with
+ * known contents, reference reads through open/read/close, descriptor counts.
+ */
+#ifndef GV_TEST_UTIL_H
+#define GV_TEST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* A fresh directory under $TMPDIR (or /tmp), removed at exit. */
+const char *t_tmpdir(const char *tag);
+/* The same, opened O_PATH|O_DIRECTORY. */
+int t_tmpdir_fd(const char *tag);
+
+void t_fill_pattern(void *buf, size_t len, unsigned int seed);
+/* Create (or replace) @name under @dfd with @len bytes of @data. */
+int t_write_file(int dfd, const char *name, const void *data, size_t len,
+		 mode_t mode);
+/* Reference read: open, read until EOF or @size, close; -1 with errno. */
+ssize_t t_orc_read(int dfd, const char *path, void *buf, size_t size);
+
+/* Number of open descriptors, counted without allocating (fork-safe). */
+int t_count_fds(void);
+/* Fill @fds with the open descriptor numbers; returns how many. */
+int t_list_fds(int *fds, int max);
+
+/* Remove a directory tree; errors are ignored. */
+void t_rm_rf(const char *path);
+
+#endif /* GV_TEST_UTIL_H */

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/*
+ * readfile_fds.c - readfile() leaves no descriptor behind: over thousands of
+ * calls that succeed and fail, from four threads at once, in a forked child,
+ * and in children that another thread forks while calls are in flight.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <getvalues.h>
+
+#include "lib/tap.h"
+#include "lib/util.h"
+
+#define THREADS 4
+#define CALLS 2500
+
+static int dir;
+static unsigned char content[3000];
+
+/* One round of calls that succeed and calls that fail in every way. */
+static int churn(void)
+{
+	unsigned char buf[4096];
+	int bad = 0;
+
+	if (readfile(dir, "file", buf, sizeof(buf), 0) != sizeof(content) ||
+	    memcmp(buf, content, sizeof(content)))
+		bad++;
+	if (readfile(dir, "file", buf, 100, 0) != 100)
+		bad++;
+	if (readfile(dir, "missing", buf, sizeof(buf), 0) != -1 || errno != ENOENT)
+		bad++;
+	if (readfile(dir, "sub", buf, sizeof(buf), 0) != -1 || errno != EISDIR)
+		bad++;
+	if (readfile(dir, "link", buf, sizeof(buf), O_NOFOLLOW) != -1 ||
+	    errno != ELOOP)
+		bad++;
+	if (readfile(dir, "file", NULL, sizeof(buf), 0) != -1 || errno != EFAULT)
+		bad++;
+	if (readfile(dir, "file", buf, sizeof(buf), O_CREAT) != -1 ||
+	    errno != EINVAL)
+		bad++;
+	return bad;
+}
+
+static void *thread_main(void *arg)
+{
+	long bad = 0;
+
+	(void)arg;
+	for (int i = 0; i < CALLS / 5; i++)
+		bad += churn();
+	return (void *)bad;
+}
+
+static void test_leaks(void)
+{
+	int before = t_count_fds(), bad = 0;
+
+	for (int i = 0; i < CALLS; i++)
+		bad += churn();
+	tap_is_long(bad, 0, "%d rounds of succeeding and failing calls", CALLS);
+	tap_is_long(t_count_fds(), before, "no descriptor left behind");
+}
+
+static void test_threads(void)
+{
+	pthread_t t[THREADS];
+	int before = t_count_fds();
+	long bad = 0;
+
+	for (int i = 0; i < THREADS; i++)
+		if (pthread_create(&t[i], NULL, thread_main, NULL))
+			tap_bail("pthread_create");
+	for (int i = 0; i < THREADS; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		bad += (long)r;
+	}
+	tap_is_long(bad, 0, "%d threads at once get the right answers", THREADS);
+	tap_is_long(t_count_fds(), before, "no descriptor left behind by threads");
+}
+
+static void test_child(void)
+{
+	int status = -1, before = t_count_fds();
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(churn() == 0 && t_count_fds() == before ? 0 : 1);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "works in a forked child, which leaks nothing either");
+}
+
+static atomic_bool stop;
+
+static void *reader_main(void *arg)
+{
+	unsigned char buf[4096];
+
+	(void)arg;
+	while (!atomic_load(&stop))
+		readfile(dir, "file", buf, sizeof(buf), 0);
+	return NULL;
+}
+
+/*
+ * While a thread calls readfile() in a loop, fork: each child must see only
+ * the descriptors the parent had before the thread started.
+ */
+static void test_fork_race(void)
+{
+	int fds[256], nfds, leaked = 0, forks = 300;
+	pthread_t t;
+
+	nfds = t_list_fds(fds, 256);
+	if (pthread_create(&t, NULL, reader_main, NULL))
+		tap_bail("pthread_create");
+	usleep(1000);
+	for (int i = 0; i < forks; i++) {
+		int status = -1;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			int now[256], n = t_list_fds(now, 256);
+
+			_exit(n == nfds && !memcmp(now, fds, n * sizeof(int)) ?
+			      0 : 1);
+		}
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			leaked++;
+	}
+	atomic_store(&stop, true);
+	pthread_join(t, NULL);
+	tap_is_long(leaked, 0,
+		    "%d children forked during calls in another thread inherit no descriptor",
+		    forks);
+}
+
+int main(void)
+{
+	dir = t_tmpdir_fd("readfile-fds");
+	t_fill_pattern(content, sizeof(content), 3);
+	if (t_write_file(dir, "file", content, sizeof(content), 0644) ||
+	    mkdirat(dir, "sub", 0755) || symlinkat("file", dir, "link"))
+		tap_bail("setup: %s", strerror(errno));
+	test_leaks();
+	test_threads();
+	test_child();
+	test_fork_race();
+	close(dir);
+	return tap_done();
+}
