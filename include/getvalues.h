@@ -44,6 +44,49 @@ extern "C" {
  */
 ssize_t readfile(int dfd, const char *path, void *buf, size_t bufsize, int flags);
 
+/**
+ * struct name_val - one named value requested from getvalues()
+ * @name:      what to fetch, for example "mnt:mountpoint" or "data:status";
+ *             ":REST" repeats the previous entry's prefix (see getvalues(3))
+ * @value_in:  a buffer for the value; a NULL iov_base keeps filling the
+ *             buffer of the previous entry right after its last value
+ * @value_out: set by getvalues(): where the value is and how long it is
+ * @error:     set by getvalues(): 0, or a positive errno for this entry
+ * @reserved:  must be 0
+ */
+struct name_val {
+	const char *name;	/* in */
+	struct iovec value_in;	/* in */
+	struct iovec value_out;	/* out */
+	uint32_t error;		/* out */
+	uint32_t reserved;	/* must be 0 */
+};
+
+/**
+ * getvalues() - fetch many named values about one object in one call
+ * @dfd:   directory descriptor for a relative @path, or AT_FDCWD
+ * @path:  the object, $ORIGIN, resolved as statx(2) resolves it
+ * @vec:   @num entries, handled in order
+ * @num:   number of entries
+ * @flags: AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH, AT_NO_AUTOMOUNT; others EINVAL
+ *
+ * Names are "GROUP:FIELD" (mnt, mntns, xattr, data, dir, stat, lstat, fs),
+ * "GROUP" for the list of names in a group, or "" for the list of groups.
+ * Lists are items each followed by a NUL byte; numbers are ASCII decimal;
+ * strings and file contents are raw bytes; nothing is NUL-terminated.
+ *
+ * A value fits only if its length is strictly less than the space left in
+ * the current buffer; the first that does not fit gets EOVERFLOW and the call
+ * stops there. Per-entry failures set @error and leave the value empty.
+ *
+ * Return: the number of entries handled (@num unless one overflowed; then the
+ * index of that entry). On failure of the call itself -1 with errno: the
+ * errno of resolving $ORIGIN, EINVAL (unknown flags, non-zero @reserved),
+ * EFAULT (unreadable @vec), ENOMEM. Nothing in @vec is written then.
+ */
+int getvalues(int dfd, const char *path, struct name_val *vec, size_t num,
+	      unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif

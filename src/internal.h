@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/vfs.h>
 
 #include "getvalues.h"
 
@@ -27,6 +28,28 @@ void gv_fork_guard_leave(void);
 ssize_t gv_read_fd(int fd, void *buf, size_t size);
 ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
 			 int flags);
+
+/*
+ * uaccess.c: the caller's memory is read and written through
+ * process_vm_readv/writev on our own pid, so that a bad pointer becomes
+ * EFAULT instead of a crash, as it would in a system call.
+ */
+int gv_copy_from_user(void *dst, uintptr_t src, size_t len);
+int gv_copy_to_user(uintptr_t dst, const void *src, size_t len);
+
+/* A batch of writes into the caller's memory, done in one system call. */
+struct gv_uwrite {
+	size_t off;		/* of the bytes in the staging arena */
+	size_t len;
+	uintptr_t dst;		/* in the caller's memory */
+};
+/* Number of leading writes of @w that landed (all of them: @n). */
+size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
+			     size_t n);
+/* Read a NUL-terminated string of at most @max bytes (NUL excluded). */
+int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max);
+void gv_strncpy_from_user_batch(char *dst, const uintptr_t *src, int *lens,
+				size_t n, size_t max);
 
 /* backend.c: one ops table per mechanism, chosen per call */
 enum gv_backend_id {
@@ -50,5 +73,143 @@ extern const struct gv_backend gv_backend_sync;
 enum gv_backend_id gv_backend_forced(void);
 int gv_backend_usable(enum gv_backend_id id);
 const struct gv_backend *gv_backend_ops(enum gv_backend_id id);
+
+/* ---- getvalues(): the per-call context, parsed names and value sinks ---- */
+
+#define GV_NAME_MAX	255	/* longest name as the caller writes it */
+#define GV_EXPANDED_MAX	(2 * GV_NAME_MAX + 32)
+
+struct gv_ctx;
+struct gv_req;
+struct gv_out;
+
+typedef int (*gv_getter)(struct gv_ctx *ctx, const struct gv_req *req,
+			 struct gv_out *out);
+
+/* One field of a group: one table line plus its getter. */
+struct gv_field {
+	const char *name;
+	gv_getter get;
+	size_t arg;		/* for the getter: an offset, a selector */
+	unsigned int arg2;
+};
+
+/* How the text after "GROUP:" is read. */
+enum gv_syntax {
+	GV_SYNTAX_FIELD,	 /* mnt:FIELD, fs:FIELD */
+	GV_SYNTAX_FIELD_SUBPATH, /* stat:FIELD[:SUBPATH] */
+	GV_SYNTAX_VERBATIM,	 /* data:SUBPATH, dir:SUBPATH, xattr:NAME */
+	GV_SYNTAX_ID_FIELD,	 /* mntns:ID[:FIELD] */
+};
+
+struct gv_group {
+	const char *name;
+	enum gv_syntax syntax;
+	const struct gv_field *fields;	/* NULL-terminated, or NULL */
+	/* "GROUP" alone, when it is not the list of field names */
+	gv_getter list;
+	/* "GROUP:ARG" for verbatim groups */
+	gv_getter get;
+	/* "mntns:ID" alone: checks ID, then lists these fields */
+	const struct gv_field *id_fields;
+};
+
+/* A parsed name. */
+struct gv_req {
+	const struct gv_group *group;	/* NULL: the list of groups */
+	const struct gv_field *field;	/* NULL: a listing */
+	const char *arg;		/* SUBPATH, xattr name: NUL-terminated */
+	uint32_t id;			/* mntns:ID */
+	bool has_id;
+	bool follow;			/* stat (true) or lstat (false) */
+	int err;			/* > 0: the name itself is bad */
+};
+
+/*
+ * Where a getter puts its value. Small values are staged in library memory
+ * (gv_put*); file contents and xattrs go straight into the caller's buffer
+ * through the kernel (gv_out_direct). A value fits only if it is strictly
+ * shorter than @room; gv_put* return -EOVERFLOW as soon as it cannot.
+ */
+struct gv_out {
+	struct gv_walk *walk;
+	size_t room;		/* space left in the current buffer */
+	size_t start;		/* of this value in the staging arena */
+	size_t len;		/* bytes of this value so far */
+	uintptr_t dst;		/* current position in the caller's buffer */
+	bool direct;		/* the value is already in the caller's buffer */
+};
+
+int gv_put(struct gv_out *out, const void *p, size_t n);
+int gv_puts(struct gv_out *out, const char *s);
+int gv_putf(struct gv_out *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int gv_put_u64(struct gv_out *out, uint64_t v);
+/* A list item: @s and its NUL. */
+int gv_put_item(struct gv_out *out, const char *s, size_t n);
+/* The contents of @fd, from its offset to EOF. */
+int gv_put_read(struct gv_out *out, int fd);
+/* The names of @fields as a list. */
+int gv_put_field_names(struct gv_out *out, const struct gv_field *fields);
+/*
+ * Let the kernel write the value into the caller's buffer: @*dst gets the
+ * address, @*room the space. Returns -EGV_RETRY when earlier staged values
+ * could not be written (the walk then redoes them one by one): pass it up.
+ * Finish with gv_out_direct_done(), giving the length written.
+ */
+#define EGV_RETRY 4096
+int gv_out_direct(struct gv_out *out, void **dst, size_t *room);
+int gv_out_direct_done(struct gv_out *out, size_t len);
+
+/* One getvalues() call. */
+struct gv_ctx {
+	int origin;		/* O_PATH descriptor of $ORIGIN */
+	unsigned int flags;
+
+	/* facts about $ORIGIN, fetched once per call when first needed */
+	bool have_statfs;
+	int statfs_err;
+	struct statfs *sfs;
+
+	/* lookup.c: the directory of the previous SUBPATH */
+	int dir_fd;
+	char *dir_path;
+	int dir_mnt_id;		/* -1 until needed */
+
+	/* stat.c: the statx of the previous object */
+	struct gv_stat_cache *stat;
+
+	/* mnt.c: what the mount groups keep between entries */
+	struct gv_mnt_cache *mnt;
+};
+
+/* names.c */
+extern const struct gv_group gv_groups[];
+int gv_parse_names(const struct name_val *vec, size_t num,
+		   struct gv_req *reqs, char **arena);
+int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
+		 struct gv_out *out);
+
+/* walk.c */
+int gv_walk(struct gv_ctx *ctx, struct name_val *vec, size_t num,
+	    const struct gv_req *reqs);
+
+/* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
+bool gv_subpath_valid(const char *sub);
+int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
+int gv_parent_mnt_id(struct gv_ctx *ctx, int parent);
+int gv_open_beneath(int dfd, const char *path, int oflags);
+int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
+int gv_reopen(int fd, int oflags);
+void gv_lookup_release(struct gv_ctx *ctx);
+
+/* the groups */
+extern const struct gv_group gv_group_mnt, gv_group_mntns, gv_group_xattr,
+	gv_group_data, gv_group_dir, gv_group_stat, gv_group_lstat,
+	gv_group_fs;
+int gv_dir_list(struct gv_ctx *ctx, const struct gv_req *req,
+		struct gv_out *out);
+void gv_stat_release(struct gv_ctx *ctx);
+void gv_mnt_release(struct gv_ctx *ctx);
 
 #endif /* GV_INTERNAL_H */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dir.c - the dir group: the names in the directory $ORIGIN/SUBPATH, in the
+ * order the file system returns them, without "." and "..".
+ *
+ * SUBPATH is confined as data: is (see lookup.c); a last component that is a
+ * symlink is not followed, so it is not a directory: ENOTDIR.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct gv_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static int gv_dir_names(int fd, struct gv_out *out)
+{
+	char buf[16384] __attribute__((aligned(8)));
+	long n;
+	int err = 0;
+
+	while (!err && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n && !err;) {
+			struct gv_dirent64 *d = (void *)(buf + off);
+			const char *s = d->d_name;
+
+			off += d->d_reclen;
+			if (s[0] == '.' && (!s[1] || (s[1] == '.' && !s[2])))
+				continue;
+			err = gv_put_item(out, s, strlen(s));
+		}
+	}
+	if (!err && n < 0)
+		err = -errno;
+	return err;
+}
+
+int gv_dir_list(struct gv_ctx *ctx, const struct gv_req *req,
+		struct gv_out *out)
+{
+	const char *sub = req->arg ? req->arg : "";
+	int fd, err;
+
+	if (!gv_subpath_valid(sub))
+		return -EINVAL;
+	if (*sub)
+		fd = gv_open_beneath(ctx->origin, sub,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	else if ((fd = openat(ctx->origin, ".",
+			      O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		fd = -errno;
+	if (fd < 0)
+		return fd;
+	err = gv_dir_names(fd, out);
+	close(fd);
+	return err;
+}
+
+const struct gv_group gv_group_dir = {
+	.name = "dir",
+	.syntax = GV_SYNTAX_VERBATIM,
+	.list = gv_dir_list,
+	.get = gv_dir_list,
+};

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * getvalues.c - getvalues(): checks of the call itself, $ORIGIN, and the
+ * copy of the caller's vector in and out.
+ *
+ * Order (getvalues(3)): unknown flags; the vector (readable, every reserved
+ * field 0); $ORIGIN. Only then is anything written, and the caller's vector
+ * is written back once, at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define GV_ORIGIN_FLAGS (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT)
+
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+
+/*
+ * $ORIGIN as an O_PATH descriptor, resolved as statx(2) resolves. Without
+ * OPEN_TREE_CLONE, open_tree(2) is exactly an O_PATH open that takes the
+ * AT_* flags; where it is missing or filtered, openat(2) with O_PATH.
+ */
+static int gv_open_origin(int dfd, const char *path, unsigned int flags)
+{
+	int fd = syscall(SYS_open_tree, dfd, path, OPEN_TREE_CLOEXEC | flags);
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd < 0 ? -errno : fd;
+	if ((flags & AT_EMPTY_PATH) && path && !*path)
+		fd = dfd == AT_FDCWD ? open(".", O_PATH | O_CLOEXEC) :
+				       fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = syscall(SYS_openat, dfd, path, O_PATH | O_CLOEXEC |
+			     (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0));
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Copy the caller's vector in, in growing chunks, so that a huge @num with
+ * a small readable vector fails with EFAULT rather than ENOMEM.
+ */
+static int gv_copy_vec(const struct name_val *uvec, size_t num,
+		       struct name_val **out)
+{
+	size_t have = 0, cap = 0;
+	struct name_val *vec = NULL;
+	int err;
+
+	if (num > SIZE_MAX / sizeof(*vec))
+		return -EFAULT;
+	while (have < num) {
+		size_t n = num - have;
+
+		if (have == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct name_val *p;
+
+			if (ncap > num)
+				ncap = num;
+			p = realloc(vec, ncap * sizeof(*vec));
+			if (!p) {
+				free(vec);
+				return -ENOMEM;
+			}
+			vec = p;
+			cap = ncap;
+		}
+		if (n > cap - have)
+			n = cap - have;
+		err = gv_copy_from_user(vec + have, (uintptr_t)(uvec + have),
+					n * sizeof(*vec));
+		if (err) {
+			free(vec);
+			return err;
+		}
+		have += n;
+	}
+	*out = vec;
+	return 0;
+}
+
+static int gv_library_getvalues(int dfd, const char *path,
+				struct name_val *uvec, size_t num,
+				unsigned int flags)
+{
+	struct gv_ctx ctx = { .origin = -1, .dir_fd = -1, .flags = flags };
+	struct name_val *vec = NULL;
+	struct gv_req *reqs = NULL;
+	char *names = NULL;
+	int ret = 0, handled;
+
+	if (num) {
+		ret = gv_copy_vec(uvec, num, &vec);
+		if (ret)
+			return ret;
+		for (size_t i = 0; i < num; i++)
+			if (vec[i].reserved) {
+				free(vec);
+				return -EINVAL;
+			}
+	}
+
+	gv_fork_guard_enter();
+	ctx.origin = gv_open_origin(dfd, path, flags);
+	if (ctx.origin < 0) {
+		ret = ctx.origin;
+		goto out;
+	}
+	if (!num)
+		goto out;
+
+	reqs = calloc(num, sizeof(*reqs));
+	if (!reqs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = gv_parse_names(vec, num, reqs, &names);
+	if (ret)
+		goto out;
+	handled = gv_walk(&ctx, vec, num, reqs);
+	/* the entries handled, and the one that overflowed */
+	ret = gv_copy_to_user((uintptr_t)uvec, vec,
+			      (handled < (int)num ? handled + 1 : handled) *
+			      sizeof(*vec));
+	if (!ret)
+		ret = handled;
+out:
+	gv_lookup_release(&ctx);
+	gv_stat_release(&ctx);
+	gv_mnt_release(&ctx);
+	if (ctx.origin >= 0)
+		close(ctx.origin);
+	gv_fork_guard_leave();
+	free(ctx.sfs);
+	free(names);
+	free(reqs);
+	free(vec);
+	return ret;
+}
+
+GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
+			size_t num, unsigned int flags)
+{
+	enum gv_backend_id id = gv_backend_forced();
+	int ret;
+
+	if (flags & ~GV_ORIGIN_FLAGS) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* the count of handled entries must fit the return value */
+	if (num > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (id != GV_BACKEND_AUTO && gv_backend_usable(id)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	ret = gv_library_getvalues(dfd, path, vec, num, flags);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lookup.c - SUBPATH rules and lookups confined beneath $ORIGIN.
+ *
+ * Every component of a SUBPATH but the last is resolved with openat2(2) and
+ * RESOLVE_IN_ROOT | RESOLVE_NO_XDEV: symlinks resolve as if $ORIGIN were "/",
+ * ".." cannot climb out, magic links are refused and no lookup crosses into
+ * another mount. The last component is then looked at from that directory,
+ * by the group, with the *at() call that does what the group needs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define GV_RESOLVE (RESOLVE_IN_ROOT | RESOLVE_NO_XDEV)
+
+/*
+ * Not empty is checked by the caller where it matters; here: no leading or
+ * trailing '/', no "//", no "." or ".." component.
+ */
+bool gv_subpath_valid(const char *sub)
+{
+	const char *c = sub;
+
+	if (!*sub)
+		return true;
+	if (*sub == '/')
+		return false;
+	for (;;) {
+		const char *end = strchrnul(c, '/');
+		size_t n = end - c;
+
+		if (n == 0)		/* "//" or a trailing '/' */
+			return false;
+		if ((n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!*end)
+			return true;
+		c = end + 1;
+	}
+}
+
+/*
+ * openat2() confined beneath @dfd. RESOLVE_IN_ROOT lookups may fail with
+ * EAGAIN when a rename or mount raced with them: retry a few times.
+ */
+int gv_open_beneath(int dfd, const char *path, int oflags)
+{
+	struct open_how how = {
+		.flags = oflags | O_CLOEXEC,
+		.resolve = GV_RESOLVE,
+	};
+	int fd, tries = 0;
+
+	do
+		fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && ++tries < 16);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The directory holding the last component of @sub, as a descriptor the
+ * context keeps: consecutive entries under one directory (fd/0, fd/1, ...)
+ * resolve it once. @*base gets the last component.
+ */
+int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
+{
+	const char *slash = strrchr(sub, '/');
+	size_t dlen;
+	char *dir;
+	int fd;
+
+	if (!slash) {
+		*base = sub;
+		return ctx->origin;
+	}
+	*base = slash + 1;
+	dlen = slash - sub;
+	if (ctx->dir_path && strlen(ctx->dir_path) == dlen &&
+	    !memcmp(ctx->dir_path, sub, dlen))
+		return ctx->dir_fd;
+
+	dir = strndup(sub, dlen);
+	if (!dir)
+		return -ENOMEM;
+	fd = gv_open_beneath(ctx->origin, dir, O_PATH | O_DIRECTORY);
+	if (fd < 0) {
+		free(dir);
+		return fd;
+	}
+	gv_lookup_release(ctx);
+	ctx->dir_fd = fd;
+	ctx->dir_path = dir;
+	ctx->dir_mnt_id = -1;
+	return fd;
+}
+
+/* The mount ID of @parent (from gv_lookup_parent), to spot mount points. */
+int gv_parent_mnt_id(struct gv_ctx *ctx, int parent)
+{
+	struct statx stx;
+
+	if (parent == ctx->dir_fd && ctx->dir_mnt_id >= 0)
+		return ctx->dir_mnt_id;
+	if (statx(parent, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx))
+		return -errno;
+	if (parent == ctx->dir_fd)
+		ctx->dir_mnt_id = (int)stx.stx_mnt_id;
+	return (int)stx.stx_mnt_id;
+}
+
+void gv_lookup_release(struct gv_ctx *ctx)
+{
+	if (ctx->dir_path) {
+		close(ctx->dir_fd);
+		free(ctx->dir_path);
+		ctx->dir_path = NULL;
+		ctx->dir_fd = -1;
+	}
+}
+
+/*
+ * Open what the O_PATH descriptor @fd refers to, with @oflags. There is no
+ * system call for that; the /proc/self/fd magic link reaches exactly the
+ * same inode without resolving any name again.
+ */
+int gv_reopen(int fd, int oflags)
+{
+	char path[40];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = open(path, oflags | O_CLOEXEC);
+	return r < 0 ? -errno : r;
+}
+
+int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs)
+{
+	if (!ctx->have_statfs) {
+		ctx->sfs = malloc(sizeof(*ctx->sfs));
+		if (!ctx->sfs)
+			return -ENOMEM;
+		ctx->statfs_err = fstatfs(ctx->origin, ctx->sfs) ? -errno : 0;
+		ctx->have_statfs = true;
+	}
+	*sfs = ctx->sfs;
+	return ctx->statfs_err;
+}

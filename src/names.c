@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * names.c - the name language of getvalues(), in one place.
+ *
+ *   ""              the list of groups
+ *   GROUP           the list of names in GROUP
+ *   GROUP:FIELD     one value (stat:FIELD:SUBPATH, mntns:ID:FIELD)
+ *   GROUP:ARG       data:SUBPATH, dir:SUBPATH, xattr:NAME (ARG verbatim)
+ *   :REST           the previous entry's prefix, then REST
+ *
+ * The groups are data (struct gv_group in each group's file); this file only
+ * reads the names, expands the shorthand and finds group and field.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The top-level list, in the order SPEC gives. */
+static const struct gv_group *const gv_top[] = {
+	&gv_group_mnt, &gv_group_mntns, &gv_group_xattr, &gv_group_data,
+	&gv_group_dir, &gv_group_stat, &gv_group_lstat, &gv_group_fs,
+};
+
+static const struct gv_group *gv_find_group(const char *name, size_t len)
+{
+	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
+		if (strlen(gv_top[i]->name) == len &&
+		    !memcmp(gv_top[i]->name, name, len))
+			return gv_top[i];
+	return NULL;
+}
+
+static const struct gv_field *gv_find_field(const struct gv_field *f,
+					    const char *name, size_t len)
+{
+	for (; f && f->name; f++)
+		if (strlen(f->name) == len && !memcmp(f->name, name, len))
+			return f;
+	return NULL;
+}
+
+/* mntns IDs: decimal digits only, fitting in 32 bits. */
+static bool gv_parse_id(const char *s, size_t len, uint32_t *id)
+{
+	uint64_t v = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+		if (v > UINT32_MAX)
+			return false;
+	}
+	*id = (uint32_t)v;
+	return true;
+}
+
+/*
+ * Parse the expanded name @name into @req. Returns the length of the prefix
+ * a following ":REST" would reuse (0: none).
+ */
+static size_t gv_parse_one(const char *name, struct gv_req *req)
+{
+	const char *colon = strchr(name, ':'), *rest, *c2;
+	size_t glen = colon ? (size_t)(colon - name) : strlen(name);
+	const struct gv_group *g;
+
+	*req = (struct gv_req){ 0 };
+	if (!*name)
+		return 0;	/* the list of groups; no prefix */
+
+	g = gv_find_group(name, glen);
+	req->group = g;
+	req->follow = g == &gv_group_stat;
+	if (!g) {
+		req->err = ENOENT;
+		return glen + 1;
+	}
+	if (!colon)
+		return glen + 1;	/* a group listing */
+
+	rest = colon + 1;
+	switch (g->syntax) {
+	case GV_SYNTAX_FIELD:
+		req->field = gv_find_field(g->fields, rest, strlen(rest));
+		if (!req->field)
+			req->err = ENOENT;
+		break;
+	case GV_SYNTAX_FIELD_SUBPATH:
+		c2 = strchr(rest, ':');
+		req->field = gv_find_field(g->fields, rest,
+					   c2 ? (size_t)(c2 - rest) : strlen(rest));
+		if (!req->field)
+			req->err = ENOENT;
+		req->arg = c2 ? c2 + 1 : NULL;
+		break;
+	case GV_SYNTAX_VERBATIM:
+		req->arg = rest;
+		break;
+	case GV_SYNTAX_ID_FIELD:
+		c2 = strchr(rest, ':');
+		if (!gv_parse_id(rest, c2 ? (size_t)(c2 - rest) : strlen(rest),
+				 &req->id))
+			req->err = ENOENT;
+		req->has_id = true;
+		if (c2) {
+			req->field = gv_find_field(g->id_fields, c2 + 1,
+						   strlen(c2 + 1));
+			if (!req->field)
+				req->err = ENOENT;
+		}
+		if (c2 || *rest)	/* "mntns:ID" and "mntns:ID:F" keep ID */
+			return (c2 ? (size_t)(c2 - name) :
+				     strlen(name)) + 1;
+		break;
+	}
+	return glen + 1;
+}
+
+/*
+ * Read and parse every name of @vec into @reqs. Expanded names live in
+ * @*arena (freed by the caller); requests point into it.
+ */
+int gv_parse_names(const struct name_val *vec, size_t num,
+		   struct gv_req *reqs, char **arena)
+{
+	const size_t slot = GV_NAME_MAX + 1;
+	char *raw, *expanded, prefix[GV_EXPANDED_MAX + 1];
+	size_t prefix_len = 0;
+	bool have_prefix = false;
+	uintptr_t *src;
+	int *lens;
+
+	raw = malloc(num * slot);
+	expanded = malloc(num * (GV_EXPANDED_MAX + 1));
+	src = calloc(num, sizeof(*src));
+	lens = malloc(num * sizeof(*lens));
+	if (!raw || !expanded || !src || !lens) {
+		free(raw);
+		free(expanded);
+		free(src);
+		free(lens);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < num; i++)
+		src[i] = (uintptr_t)vec[i].name;
+	gv_strncpy_from_user_batch(raw, src, lens, num, GV_NAME_MAX);
+
+	for (size_t i = 0; i < num; i++) {
+		char *name = raw + i * slot;
+		char *out = expanded + i * (GV_EXPANDED_MAX + 1);
+		size_t len = lens[i] > 0 ? (size_t)lens[i] : 0, plen;
+
+		if (lens[i] < 0) {
+			reqs[i] = (struct gv_req){ .err = -lens[i] };
+			have_prefix = false;
+			continue;
+		}
+		name[len] = 0;
+		if (name[0] == ':') {
+			if (!have_prefix) {
+				reqs[i] = (struct gv_req){ .err = EINVAL };
+				continue;
+			}
+			memcpy(out, prefix, prefix_len);
+			memcpy(out + prefix_len, name + 1, len);	/* with NUL */
+		} else {
+			memcpy(out, name, len + 1);
+		}
+		plen = gv_parse_one(out, &reqs[i]);
+		have_prefix = plen > 0;
+		if (have_prefix) {
+			memcpy(prefix, out, plen - 1);
+			prefix[plen - 1] = ':';
+			prefix_len = plen;
+		}
+	}
+	free(raw);
+	free(src);
+	free(lens);
+	*arena = expanded;
+	return 0;
+}
+
+static int gv_list_groups(struct gv_out *out)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top) && !err; i++)
+		err = gv_put_item(out, gv_top[i]->name,
+				  strlen(gv_top[i]->name));
+	return err;
+}
+
+int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
+		 struct gv_out *out)
+{
+	const struct gv_group *g = req->group;
+
+	if (!g)
+		return gv_list_groups(out);
+	if (req->field)
+		return req->field->get(ctx, req, out);
+	if (req->arg || req->has_id)
+		return g->get(ctx, req, out);
+	if (g->list)
+		return g->list(ctx, req, out);
+	return gv_put_field_names(out, g->fields);
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stat.c - the stat and lstat groups: statx(2) data of $ORIGIN or of
+ * $ORIGIN/SUBPATH, one field per name.
+ *
+ * SUBPATH is confined beneath $ORIGIN for every component but the last (see
+ * lookup.c). The last is looked up from its directory as stat(2) would:
+ * followed if a symlink (including /proc magic links, so stat:ino:fd/3 of
+ * /proc/PID describes the open file) for stat, not for lstat. Consecutive
+ * names about one object share one statx, so they are one snapshot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "internal.h"
+
+#define GV_STATX_MASK (STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID)
+
+struct gv_stat_cache {
+	bool valid;
+	bool follow;
+	char *path;		/* SUBPATH, "" for $ORIGIN */
+	int err;
+	struct statx stx;
+};
+
+static int gv_statx(struct gv_ctx *ctx, const struct gv_req *req,
+		    const struct statx **out)
+{
+	struct gv_stat_cache *c = ctx->stat;
+	const char *sub = req->arg ? req->arg : "", *base;
+	bool follow = req->follow && *sub;
+	int dfd, flags = AT_NO_AUTOMOUNT;
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		ctx->stat = c;
+	}
+	if (c->valid && c->follow == follow && !strcmp(c->path, sub)) {
+		*out = &c->stx;
+		return c->err;
+	}
+	if (!gv_subpath_valid(sub))
+		return -EINVAL;
+	if (*sub) {
+		dfd = gv_lookup_parent(ctx, sub, &base);
+		if (dfd < 0)
+			return dfd;
+		if (!follow)
+			flags |= AT_SYMLINK_NOFOLLOW;
+	} else {
+		dfd = ctx->origin;
+		base = "";
+		flags |= AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW;
+	}
+	free(c->path);
+	c->path = strdup(sub);
+	if (!c->path) {
+		c->valid = false;
+		return -ENOMEM;
+	}
+	c->valid = true;
+	c->follow = follow;
+	c->err = statx(dfd, base, flags, GV_STATX_MASK, &c->stx) ? -errno : 0;
+	*out = &c->stx;
+	return c->err;
+}
+
+void gv_stat_release(struct gv_ctx *ctx)
+{
+	if (ctx->stat) {
+		free(ctx->stat->path);
+		free(ctx->stat);
+		ctx->stat = NULL;
+	}
+}
+
+/* Numbers: arg is the offset in struct statx, arg2 the width in bytes. */
+static int gv_stat_number(struct gv_ctx *ctx, const struct gv_req *req,
+			  struct gv_out *out)
+{
+	const struct statx *stx;
+	const char *p;
+	uint64_t v;
+	int err = gv_statx(ctx, req, &stx);
+
+	if (err)
+		return err;
+	p = (const char *)stx + req->field->arg;
+	switch (req->field->arg2) {
+	case 2: v = *(const uint16_t *)p; break;
+	case 4: v = *(const uint32_t *)p; break;
+	default: v = *(const uint64_t *)p; break;
+	}
+	return gv_put_u64(out, v);
+}
+
+static int gv_stat_type(struct gv_ctx *ctx, const struct gv_req *req,
+			struct gv_out *out)
+{
+	static const struct { unsigned int fmt; const char *name; } types[] = {
+		{ S_IFREG, "reg" },  { S_IFDIR, "dir" },   { S_IFLNK, "lnk" },
+		{ S_IFCHR, "chr" },  { S_IFBLK, "blk" },   { S_IFIFO, "fifo" },
+		{ S_IFSOCK, "sock" },
+	};
+	const struct statx *stx;
+	int err = gv_statx(ctx, req, &stx);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < GV_ARRAY_SIZE(types); i++)
+		if ((stx->stx_mode & S_IFMT) == types[i].fmt)
+			return gv_puts(out, types[i].name);
+	return gv_put(out, "", 0);
+}
+
+static int gv_stat_mode(struct gv_ctx *ctx, const struct gv_req *req,
+			struct gv_out *out)
+{
+	const struct statx *stx;
+	int err = gv_statx(ctx, req, &stx);
+
+	return err ? err : gv_putf(out, "%04o", stx->stx_mode & 07777);
+}
+
+/* dev, rdev: arg is the offset of the major, the minor follows it. */
+static int gv_stat_dev(struct gv_ctx *ctx, const struct gv_req *req,
+		       struct gv_out *out)
+{
+	const struct statx *stx;
+	const uint32_t *mm;
+	int err = gv_statx(ctx, req, &stx);
+
+	if (err)
+		return err;
+	mm = (const uint32_t *)((const char *)stx + req->field->arg);
+	return gv_putf(out, "%u:%u", mm[0], mm[1]);
+}
+
+/* Timestamps: arg is the offset, arg2 the STATX_* bit that must be set. */
+static int gv_stat_time(struct gv_ctx *ctx, const struct gv_req *req,
+			struct gv_out *out)
+{
+	const struct statx_timestamp *t;
+	const struct statx *stx;
+	int err = gv_statx(ctx, req, &stx);
+
+	if (err)
+		return err;
+	if (!(stx->stx_mask & req->field->arg2))
+		return gv_put(out, "", 0);
+	t = (const void *)((const char *)stx + req->field->arg);
+	return gv_putf(out, "%lld.%09u", (long long)t->tv_sec, t->tv_nsec);
+}
+
+#define N(name, member) { #name, gv_stat_number, \
+	offsetof(struct statx, member), sizeof(((struct statx *)0)->member) }
+#define T(name, member, bit) { #name, gv_stat_time, \
+	offsetof(struct statx, member), bit }
+
+static const struct gv_field gv_stat_fields[] = {
+	{ "type", gv_stat_type, 0, 0 },
+	{ "mode", gv_stat_mode, 0, 0 },
+	N(nlink, stx_nlink),
+	N(uid, stx_uid),
+	N(gid, stx_gid),
+	N(size, stx_size),
+	N(blocks, stx_blocks),
+	N(blksize, stx_blksize),
+	N(ino, stx_ino),
+	{ "dev", gv_stat_dev, offsetof(struct statx, stx_dev_major), 0 },
+	{ "rdev", gv_stat_dev, offsetof(struct statx, stx_rdev_major), 0 },
+	T(atime, stx_atime, STATX_ATIME),
+	T(mtime, stx_mtime, STATX_MTIME),
+	T(ctime, stx_ctime, STATX_CTIME),
+	T(btime, stx_btime, STATX_BTIME),
+	N(mntid, stx_mnt_id),
+	{ NULL, NULL, 0, 0 },
+};
+
+const struct gv_group gv_group_stat = {
+	.name = "stat",
+	.syntax = GV_SYNTAX_FIELD_SUBPATH,
+	.fields = gv_stat_fields,
+};
+
+const struct gv_group gv_group_lstat = {
+	.name = "lstat",
+	.syntax = GV_SYNTAX_FIELD_SUBPATH,
+	.fields = gv_stat_fields,
+};
