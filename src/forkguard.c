@@ -58,6 +58,7 @@ static void gv_fork_child(void)
 		PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 
 	gv_fork_lock = fresh;
+	gv_self_end();
 	if (gv_fork_depth)
 		pthread_rwlock_rdlock(&gv_fork_lock);
 }

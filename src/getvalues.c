@@ -164,7 +164,9 @@ GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
 		errno = ENOSYS;
 		return -1;
 	}
+	gv_self_begin();
 	ret = gv_library_getvalues(dfd, path, vec, num, flags);
+	gv_self_end();
 	if (ret < 0) {
 		errno = -ret;
 		return -1;

@@ -34,6 +34,8 @@ ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
  * process_vm_readv/writev on our own pid, so that a bad pointer becomes
  * EFAULT instead of a crash, as it would in a system call.
  */
+void gv_self_begin(void);
+void gv_self_end(void);
 int gv_copy_from_user(void *dst, uintptr_t src, size_t len);
 int gv_copy_to_user(uintptr_t dst, const void *src, size_t len);
 

@@ -18,6 +18,28 @@
 #define GV_PAGE 4096u
 
 /*
+ * Our pid, fetched once per call (getpid() is a system call since glibc
+ * 2.25): set by gv_self_begin(), cleared by gv_self_end() and in a child
+ * after fork(), so that a stale pid never points at another process.
+ */
+static __thread pid_t gv_self;
+
+void gv_self_begin(void)
+{
+	gv_self = getpid();
+}
+
+void gv_self_end(void)
+{
+	gv_self = 0;
+}
+
+static pid_t gv_pid(void)
+{
+	return gv_self ? gv_self : getpid();
+}
+
+/*
  * One transfer of @len bytes. A partial transfer means some page in the
  * range is not accessible: that is EFAULT for the whole range.
  */
@@ -31,8 +53,8 @@ static int gv_vm_rw(bool write, uintptr_t remote, void *local, size_t len)
 		return 0;
 	if (!remote || remote + len < remote)
 		return -EFAULT;
-	n = write ? process_vm_writev(getpid(), &l, 1, &r, 1, 0) :
-		    process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	n = write ? process_vm_writev(gv_pid(), &l, 1, &r, 1, 0) :
+		    process_vm_readv(gv_pid(), &l, 1, &r, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n >= 0 || errno == EFAULT)
@@ -80,7 +102,7 @@ size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
 		}
 		if (!k)
 			return done;
-		got = process_vm_writev(getpid(), l, k, r, k, 0);
+		got = process_vm_writev(gv_pid(), l, k, r, k, 0);
 		if (got == (ssize_t)total) {
 			done += k;
 			continue;
@@ -159,7 +181,7 @@ void gv_strncpy_from_user_batch(char *dst, const uintptr_t *src, int *lens,
 		}
 		if (!k)
 			break;
-		got = process_vm_readv(getpid(), l, k, r, k, 0);
+		got = process_vm_readv(gv_pid(), l, k, r, k, 0);
 		if (got < 0)
 			got = 0;
 		for (j = 0; j < k; j++) {
