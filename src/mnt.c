@@ -145,18 +145,27 @@ enum gv_mnt_source {
 static enum gv_mnt_source gv_mnt_forced;
 static pthread_once_t gv_mnt_env_once = PTHREAD_ONCE_INIT;
 
+static enum gv_mnt_source gv_mnt_parse_source(const char *s)
+{
+	if (!s || !*s || !strcmp(s, "auto"))
+		return GV_MNT_AUTO;
+	if (!strcmp(s, "statmount"))
+		return GV_MNT_STATMOUNT;
+	if (!strcmp(s, "mountinfo"))
+		return GV_MNT_MOUNTINFO;
+	return GV_MNT_BAD;
+}
+
 static void gv_mnt_read_env(void)
 {
-	const char *s = getenv("GETVALUES_MOUNT_SOURCE");
+	gv_mnt_forced = gv_mnt_parse_source(getenv("GETVALUES_MOUNT_SOURCE"));
+}
 
-	if (!s || !*s || !strcmp(s, "auto"))
-		gv_mnt_forced = GV_MNT_AUTO;
-	else if (!strcmp(s, "statmount"))
-		gv_mnt_forced = GV_MNT_STATMOUNT;
-	else if (!strcmp(s, "mountinfo"))
-		gv_mnt_forced = GV_MNT_MOUNTINFO;
-	else
-		gv_mnt_forced = GV_MNT_BAD;
+void gv_mnt_force_source(const char *name)
+{
+	pthread_once(&gv_mnt_env_once, gv_mnt_read_env);
+	__atomic_store_n(&gv_mnt_forced, gv_mnt_parse_source(name),
+			 __ATOMIC_RELAXED);
 }
 
 /* ---- the per-call cache ---- */
@@ -212,7 +221,7 @@ static struct gv_mnt_cache *gv_mnt_cache(struct gv_ctx *ctx)
 	if (!c)
 		return NULL;
 	pthread_once(&gv_mnt_env_once, gv_mnt_read_env);
-	c->source = gv_mnt_forced;
+	c->source = __atomic_load_n(&gv_mnt_forced, __ATOMIC_RELAXED);
 	/* what the whole call will ask of its mounts */
 	for (size_t i = 0; i < ctx->nreqs; i++) {
 		const struct gv_req *r = &ctx->reqs[i];

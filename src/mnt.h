@@ -99,7 +99,13 @@ int gv_statmount(struct gv_sm_buf *buf, uint64_t unique, unsigned int need,
  */
 long gv_listmount(uint64_t last, uint64_t *ids, size_t max);
 
-/* mnt.c: unescape mountinfo's \ooo in place; returns the new length. */
+/* mountinfo.c: undo mountinfo's \ooo escapes in place; the new length. */
 size_t gv_mnt_unescape(char *s, size_t len);
+
+/*
+ * mnt.c: for the tests, GETVALUES_MOUNT_SOURCE as if the environment said
+ * @name ("auto", "statmount", "mountinfo"; anything else: ENOSYS).
+ */
+void gv_mnt_force_source(const char *name);
 
 #endif /* GV_MNT_H */
