@@ -159,7 +159,7 @@ static void mi_load(struct mi_table *t)
 	fclose(fp);
 }
 
-static const struct mi_mount *mi_find(const struct mi_table *t,
+static inline const struct mi_mount *mi_find(const struct mi_table *t,
 				      unsigned long id)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -169,7 +169,7 @@ static const struct mi_mount *mi_find(const struct mi_table *t,
 }
 
 /* Whether this kernel has statmount() (Linux 6.8). */
-static bool mnt_have_statmount(void)
+static inline bool mnt_have_statmount(void)
 {
 	long r = syscall(457, NULL, NULL, 0, 0);
 
