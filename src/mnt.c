@@ -31,26 +31,52 @@ struct gv_mnt_block {
 	max_align_t data[];
 };
 
+#define GV_MNT_BLOCK 65536
+
+/*
+ * Blocks are kept in order and reused after gv_mnt_arena_reset(), so that
+ * a process asking again and again does not map, fault in and trim the
+ * same memory on every call (each trim costs a TLB flush on every CPU).
+ */
 void *gv_mnt_alloc(struct gv_mnt_arena *a, size_t n)
 {
-	struct gv_mnt_block *b = a->head;
+	struct gv_mnt_block *b = a->cur, *nb;
 	size_t size;
 	void *p;
 
 	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	if (!b || b->size - b->used < n) {
-		size = n > 32768 ? n : 32768;
-		b = malloc(sizeof(*b) + size);
-		if (!b)
-			return NULL;
+	while (b && b->size - b->used < n && b->next) {
+		b = b->next;
 		b->used = 0;
-		b->size = size;
-		b->next = a->head;
-		a->head = b;
 	}
+	if (!b || b->size - b->used < n) {
+		size = n > GV_MNT_BLOCK ? n : GV_MNT_BLOCK;
+		nb = malloc(sizeof(*nb) + size);
+		if (!nb)
+			return NULL;
+		nb->used = 0;
+		nb->size = size;
+		if (b) {
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = a->head;
+			a->head = nb;
+		}
+		a->total += size;
+		b = nb;
+	}
+	a->cur = b;
 	p = (char *)b->data + b->used;
 	b->used += n;
 	return p;
+}
+
+void gv_mnt_arena_reset(struct gv_mnt_arena *a)
+{
+	a->cur = a->head;
+	if (a->cur)
+		a->cur->used = 0;
 }
 
 void gv_mnt_arena_free(struct gv_mnt_arena *a)
@@ -61,6 +87,8 @@ void gv_mnt_arena_free(struct gv_mnt_arena *a)
 		free(a->head);
 		a->head = next;
 	}
+	a->cur = NULL;
+	a->total = 0;
 }
 
 static size_t gv_mnt_hash(uint32_t id, size_t nslot)
@@ -124,6 +152,13 @@ struct gv_mount *gv_mnt_table_find(const struct gv_mnt_table *t, uint32_t id)
 		if (t->v[t->slot[h] - 1]->id == id)
 			return t->v[t->slot[h] - 1];
 	return NULL;
+}
+
+void gv_mnt_table_reset(struct gv_mnt_table *t)
+{
+	t->n = 0;
+	if (t->nslot)
+		memset(t->slot, 0, t->nslot * sizeof(*t->slot));
 }
 
 void gv_mnt_table_free(struct gv_mnt_table *t)
@@ -193,14 +228,20 @@ struct gv_mnt_cache {
 	int mi_state;
 	struct gv_mnt_table mi;
 	char *mi_text;
+	size_t mi_cap;
 };
 
-void gv_mnt_release(struct gv_ctx *ctx)
-{
-	struct gv_mnt_cache *c = ctx->mnt;
+/*
+ * One finished call's cache, parked with its memory for the next call of
+ * any thread: taken and given back with atomic exchanges. Past this size
+ * it is freed instead (a one-off table of ten thousand mounts).
+ */
+#define GV_MNT_KEEP_MAX (4u << 20)
 
-	if (!c)
-		return;
+static struct gv_mnt_cache *gv_mnt_parked;
+
+static void gv_mnt_free(struct gv_mnt_cache *c)
+{
 	gv_mnt_table_free(&c->sm);
 	gv_mnt_table_free(&c->mi);
 	gv_mnt_arena_free(&c->arena);
@@ -208,7 +249,48 @@ void gv_mnt_release(struct gv_ctx *ctx)
 	free(c->mi_text);
 	free(c->ns_ids);
 	free(c);
+}
+
+void gv_mnt_release(struct gv_ctx *ctx)
+{
+	struct gv_mnt_cache *c = ctx->mnt, *expected = NULL;
+
+	if (!c)
+		return;
 	ctx->mnt = NULL;
+	if (c->arena.total + c->mi_cap + c->smbuf.size > GV_MNT_KEEP_MAX) {
+		gv_mnt_free(c);
+		return;
+	}
+	gv_mnt_table_reset(&c->sm);
+	gv_mnt_table_reset(&c->mi);
+	gv_mnt_arena_reset(&c->arena);
+	if (!__atomic_compare_exchange_n(&gv_mnt_parked, &expected, c, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		gv_mnt_free(c);
+}
+
+/* A cache with nothing in it, with the memory of an earlier call if any. */
+static struct gv_mnt_cache *gv_mnt_take(void)
+{
+	struct gv_mnt_cache *c = __atomic_exchange_n(&gv_mnt_parked, NULL,
+						     __ATOMIC_ACQUIRE);
+	struct gv_mnt_cache keep;
+
+	if (!c)
+		return calloc(1, sizeof(*c));
+	keep = *c;
+	*c = (struct gv_mnt_cache){
+		.arena = keep.arena,
+		.smbuf = keep.smbuf,
+		.sm = keep.sm,
+		.mi = keep.mi,
+		.mi_text = keep.mi_text,
+		.mi_cap = keep.mi_cap,
+		.ns_ids = keep.ns_ids,
+		.ns_cap = keep.ns_cap,
+	};
+	return c;
 }
 
 static struct gv_mnt_cache *gv_mnt_cache(struct gv_ctx *ctx)
@@ -217,7 +299,7 @@ static struct gv_mnt_cache *gv_mnt_cache(struct gv_ctx *ctx)
 
 	if (c)
 		return c;
-	c = calloc(1, sizeof(*c));
+	c = gv_mnt_take();
 	if (!c)
 		return NULL;
 	pthread_once(&gv_mnt_env_once, gv_mnt_read_env);
@@ -260,7 +342,8 @@ static bool gv_mnt_fall_back(struct gv_mnt_cache *c, int err)
 static int gv_mountinfo(struct gv_mnt_cache *c)
 {
 	if (!c->mi_state) {
-		int err = gv_mountinfo_load(&c->mi, &c->arena, &c->mi_text);
+		int err = gv_mountinfo_load(&c->mi, &c->arena, &c->mi_text,
+					    &c->mi_cap);
 
 		c->mi_state = err ? err : 1;
 	}

@@ -48,10 +48,13 @@ struct gv_mount {
 
 /* Memory for the mounts of one call, all freed at once. */
 struct gv_mnt_arena {
-	struct gv_mnt_block *head;
+	struct gv_mnt_block *head, *cur;
+	size_t total;
 };
 
 void *gv_mnt_alloc(struct gv_mnt_arena *a, size_t n);
+/* Everything allocated is forgotten; the memory stays for reuse. */
+void gv_mnt_arena_reset(struct gv_mnt_arena *a);
 void gv_mnt_arena_free(struct gv_mnt_arena *a);
 
 /* Mounts by 32-bit ID, in the order they were added. */
@@ -65,14 +68,16 @@ struct gv_mnt_table {
 int gv_mnt_table_add(struct gv_mnt_table *t, struct gv_mount *m);
 struct gv_mount *gv_mnt_table_find(const struct gv_mnt_table *t,
 				   uint32_t id);
+void gv_mnt_table_reset(struct gv_mnt_table *t);
 void gv_mnt_table_free(struct gv_mnt_table *t);
 
 /*
- * mountinfo.c: parse /proc/self/mountinfo into @t. The text is kept in
- * @*text (the strings point into it; free it after @t).
+ * mountinfo.c: parse /proc/self/mountinfo into @t. The text is read into
+ * @*text, a buffer of @*cap bytes that is grown as needed and may be
+ * reused; the strings of @t point into it.
  */
 int gv_mountinfo_load(struct gv_mnt_table *t, struct gv_mnt_arena *a,
-		      char **text);
+		      char **text, size_t *cap);
 /* The 32-bit mount ID of @fd, as mountinfo shows it. */
 int gv_mountinfo_id_of(int fd, uint32_t *id);
 

@@ -46,31 +46,29 @@ size_t gv_mnt_unescape(char *s, size_t len)
 }
 
 /* The whole file; /proc files have no size, so grow until EOF. */
-static int gv_read_all(const char *path, char **text, size_t *len)
+static int gv_read_all(const char *path, char **text, size_t *cap,
+		       size_t *len)
 {
-	size_t cap = 64 * 1024, n = 0;
-	char *buf = malloc(cap), *p;
+	size_t n = 0;
 	ssize_t r;
-	int fd;
+	char *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
+	if (fd < 0)
 		return -errno;
-	}
 	for (;;) {
-		if (cap - n < 4096) {
-			p = realloc(buf, cap * 2);
+		if (*cap - n < 4096) {
+			size_t ncap = *cap ? *cap * 2 : 64 * 1024;
+
+			p = realloc(*text, ncap);
 			if (!p) {
 				r = -ENOMEM;
 				break;
 			}
-			buf = p;
-			cap *= 2;
+			*text = p;
+			*cap = ncap;
 		}
-		r = read(fd, buf + n, cap - n - 1);
+		r = read(fd, *text + n, *cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
@@ -80,12 +78,9 @@ static int gv_read_all(const char *path, char **text, size_t *len)
 		n += r;
 	}
 	close(fd);
-	if (r < 0) {
-		free(buf);
+	if (r < 0)
 		return (int)r;
-	}
-	buf[n] = 0;
-	*text = buf;
+	(*text)[n] = 0;
 	*len = n;
 	return 0;
 }
@@ -181,15 +176,15 @@ static int gv_parse_line(char *line, char *end, struct gv_mount *m)
 }
 
 int gv_mountinfo_load(struct gv_mnt_table *t, struct gv_mnt_arena *a,
-		      char **text)
+		      char **text, size_t *cap)
 {
-	char *buf = NULL, *line, *nl;
+	char *buf, *line, *nl;
 	size_t len = 0;
-	int err = gv_read_all("/proc/self/mountinfo", &buf, &len);
+	int err = gv_read_all("/proc/self/mountinfo", text, cap, &len);
 
 	if (err)
 		return err;
-	*text = buf;
+	buf = *text;
 	for (line = buf; line < buf + len; line = nl + 1) {
 		struct gv_mount *m = gv_mnt_alloc(a, sizeof(*m));
 
