@@ -15,6 +15,7 @@ B=${B#"$PWD/"}
 # name|title|command, run from the top of the tree
 benchmarks=(
 "readfile|readfile() vs open/read/close|$B/bench/readfile_speed -l 20000 -r 9"
+"mounts|Mounts: one path and the whole table, getvalues vs mountinfo vs findmnt|$B/bench/mounts -n 20,1000,10000 -r 7 -t 700"
 )
 
 names=()

@@ -124,6 +124,8 @@ static int gv_library_getvalues(int dfd, const char *path,
 	ret = gv_parse_names(vec, num, reqs, &names);
 	if (ret)
 		goto out;
+	ctx.reqs = reqs;
+	ctx.nreqs = num;
 	handled = gv_walk(&ctx, vec, num, reqs);
 	/* the entries handled, and the one that overflowed */
 	ret = gv_copy_to_user((uintptr_t)uvec, vec,

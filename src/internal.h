@@ -168,6 +168,13 @@ struct gv_ctx {
 	int origin;		/* O_PATH descriptor of $ORIGIN */
 	unsigned int flags;
 
+	/*
+	 * Every parsed name of the call, so that a group can fetch at once
+	 * all that later entries will ask of one object (one snapshot).
+	 */
+	const struct gv_req *reqs;
+	size_t nreqs;
+
 	/* facts about $ORIGIN, fetched once per call when first needed */
 	bool have_statfs;
 	int statfs_err;

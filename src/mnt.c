@@ -1,44 +1,651 @@
 // SPDX-License-Identifier: MIT
 /*
  * mnt.c - the mnt and mntns groups: the mount $ORIGIN is on, and the mounts
- * of the caller's mount namespace.
+ * of the caller's mount namespace, as /proc/self/mountinfo shows them.
  *
- * The field names are final; the values come with statmount()/listmount()
- * and the mountinfo fallback. Until then every value is ENOENT.
+ * Two sources give the same struct gv_mount: statmount()/listmount()
+ * (statmount.c), used when the kernel has them, and mountinfo
+ * (mountinfo.c), for older kernels, when statmount() is denied, and for a
+ * fact a given kernel's statmount() cannot tell. GETVALUES_MOUNT_SOURCE=
+ * statmount|mountinfo forces one (statmount where missing: ENOSYS).
+ *
+ * Per call, each mount is fetched once, with every part any entry of the
+ * call asks for, and kept: the fields of one mount come from one snapshot.
+ * mountinfo is read at most once per call, and not at all when statmount()
+ * answers everything.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
+#include "mnt.h"
 
-static int gv_mnt_todo(struct gv_ctx *ctx, const struct gv_req *req,
-		       struct gv_out *out)
+/* ---- memory and lookup for the mounts of one call ---- */
+
+struct gv_mnt_block {
+	struct gv_mnt_block *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+#define GV_MNT_BLOCK 65536
+
+/*
+ * Blocks are kept in order and reused after gv_mnt_arena_reset(), so that
+ * a process asking again and again does not map, fault in and trim the
+ * same memory on every call (each trim costs a TLB flush on every CPU).
+ */
+void *gv_mnt_alloc(struct gv_mnt_arena *a, size_t n)
 {
-	(void)ctx;
-	(void)req;
-	(void)out;
-	return -ENOENT;
+	struct gv_mnt_block *b = a->cur, *nb;
+	size_t size;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	while (b && b->size - b->used < n && b->next) {
+		b = b->next;
+		b->used = 0;
+	}
+	if (!b || b->size - b->used < n) {
+		size = n > GV_MNT_BLOCK ? n : GV_MNT_BLOCK;
+		nb = malloc(sizeof(*nb) + size);
+		if (!nb)
+			return NULL;
+		nb->used = 0;
+		nb->size = size;
+		if (b) {
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = a->head;
+			a->head = nb;
+		}
+		a->total += size;
+		b = nb;
+	}
+	a->cur = b;
+	p = (char *)b->data + b->used;
+	b->used += n;
+	return p;
 }
 
-static const struct gv_field gv_mnt_fields[] = {
-	{ "id", gv_mnt_todo, 0, 0 },
-	{ "parentid", gv_mnt_todo, 0, 0 },
-	{ "root", gv_mnt_todo, 0, 0 },
-	{ "mountpoint", gv_mnt_todo, 0, 0 },
-	{ "options", gv_mnt_todo, 0, 0 },
-	{ "shared", gv_mnt_todo, 0, 0 },
-	{ "master", gv_mnt_todo, 0, 0 },
-	{ "propagate_from", gv_mnt_todo, 0, 0 },
-	{ "unbindable", gv_mnt_todo, 0, 0 },
-	{ "dev", gv_mnt_todo, 0, 0 },
-	{ "fstype", gv_mnt_todo, 0, 0 },
-	{ "source", gv_mnt_todo, 0, 0 },
-	{ "superopts", gv_mnt_todo, 0, 0 },
-	{ NULL, NULL, 0, 0 },
+void gv_mnt_arena_reset(struct gv_mnt_arena *a)
+{
+	a->cur = a->head;
+	if (a->cur)
+		a->cur->used = 0;
+}
+
+void gv_mnt_arena_free(struct gv_mnt_arena *a)
+{
+	while (a->head) {
+		struct gv_mnt_block *next = a->head->next;
+
+		free(a->head);
+		a->head = next;
+	}
+	a->cur = NULL;
+	a->total = 0;
+}
+
+static size_t gv_mnt_hash(uint32_t id, size_t nslot)
+{
+	return (id * 2654435761u) & (nslot - 1);
+}
+
+static int gv_mnt_rehash(struct gv_mnt_table *t, size_t nslot)
+{
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = nslot;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = gv_mnt_hash(t->v[i]->id, nslot);
+
+		while (slot[h])
+			h = (h + 1) & (nslot - 1);
+		slot[h] = i + 1;
+	}
+	return 0;
+}
+
+/* Adds @m; a second mount with the same ID (cannot happen) is ignored. */
+int gv_mnt_table_add(struct gv_mnt_table *t, struct gv_mount *m)
+{
+	size_t h;
+
+	if (gv_mnt_table_find(t, m->id))
+		return 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct gv_mount **v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n++] = m;
+	if (2 * t->n > t->nslot)
+		return gv_mnt_rehash(t, t->nslot ? t->nslot * 2 : 128);
+	h = gv_mnt_hash(m->id, t->nslot);
+	while (t->slot[h])
+		h = (h + 1) & (t->nslot - 1);
+	t->slot[h] = t->n;
+	return 0;
+}
+
+struct gv_mount *gv_mnt_table_find(const struct gv_mnt_table *t, uint32_t id)
+{
+	size_t h;
+
+	if (!t->nslot)
+		return NULL;
+	for (h = gv_mnt_hash(id, t->nslot); t->slot[h];
+	     h = (h + 1) & (t->nslot - 1))
+		if (t->v[t->slot[h] - 1]->id == id)
+			return t->v[t->slot[h] - 1];
+	return NULL;
+}
+
+void gv_mnt_table_reset(struct gv_mnt_table *t)
+{
+	t->n = 0;
+	if (t->nslot)
+		memset(t->slot, 0, t->nslot * sizeof(*t->slot));
+}
+
+void gv_mnt_table_free(struct gv_mnt_table *t)
+{
+	free(t->v);
+	free(t->slot);
+	*t = (struct gv_mnt_table){ 0 };
+}
+
+/* ---- which source: GETVALUES_MOUNT_SOURCE, read once ---- */
+
+enum gv_mnt_source {
+	GV_MNT_AUTO,
+	GV_MNT_STATMOUNT,
+	GV_MNT_MOUNTINFO,
+	GV_MNT_BAD,		/* an unknown value: every entry ENOSYS */
 };
+
+static enum gv_mnt_source gv_mnt_forced;
+static pthread_once_t gv_mnt_env_once = PTHREAD_ONCE_INIT;
+
+static enum gv_mnt_source gv_mnt_parse_source(const char *s)
+{
+	if (!s || !*s || !strcmp(s, "auto"))
+		return GV_MNT_AUTO;
+	if (!strcmp(s, "statmount"))
+		return GV_MNT_STATMOUNT;
+	if (!strcmp(s, "mountinfo"))
+		return GV_MNT_MOUNTINFO;
+	return GV_MNT_BAD;
+}
+
+static void gv_mnt_read_env(void)
+{
+	gv_mnt_forced = gv_mnt_parse_source(getenv("GETVALUES_MOUNT_SOURCE"));
+}
+
+void gv_mnt_force_source(const char *name)
+{
+	pthread_once(&gv_mnt_env_once, gv_mnt_read_env);
+	__atomic_store_n(&gv_mnt_forced, gv_mnt_parse_source(name),
+			 __ATOMIC_RELAXED);
+}
+
+/* ---- the per-call cache ---- */
+
+struct gv_mnt_cache {
+	enum gv_mnt_source source;
+	bool use_mountinfo;	/* statmount() failed this call: mountinfo */
+	unsigned int need;	/* GV_MK_* any entry of the call asks for */
+	struct gv_mnt_arena arena;
+	struct gv_sm_buf smbuf;
+
+	/* $ORIGIN's mount: 0 not looked up yet, 1 found, < 0 -errno */
+	int origin_state;
+	struct gv_mount *origin;
+
+	/* from statmount(): every mount fetched, by 32-bit ID */
+	struct gv_mnt_table sm;
+	/* the walk of listmount(): its position, the IDs in its order */
+	uint64_t scan_last;
+	bool scan_done;
+	uint32_t *ns_ids;
+	size_t ns_n, ns_cap;
+
+	/* from mountinfo: read at most once (0 not yet, 1 read, < 0 -errno) */
+	int mi_state;
+	struct gv_mnt_table mi;
+	char *mi_text;
+	size_t mi_cap;
+};
+
+/*
+ * One finished call's cache, parked with its memory for the next call of
+ * any thread: taken and given back with atomic exchanges. Past this size
+ * it is freed instead (a one-off table of ten thousand mounts).
+ */
+#define GV_MNT_KEEP_MAX (4u << 20)
+
+static struct gv_mnt_cache *gv_mnt_parked;
+
+static void gv_mnt_free(struct gv_mnt_cache *c)
+{
+	gv_mnt_table_free(&c->sm);
+	gv_mnt_table_free(&c->mi);
+	gv_mnt_arena_free(&c->arena);
+	free(c->smbuf.p);
+	free(c->mi_text);
+	free(c->ns_ids);
+	free(c);
+}
 
 void gv_mnt_release(struct gv_ctx *ctx)
 {
-	(void)ctx;
+	struct gv_mnt_cache *c = ctx->mnt, *expected = NULL;
+
+	if (!c)
+		return;
+	ctx->mnt = NULL;
+	if (c->arena.total + c->mi_cap + c->smbuf.size > GV_MNT_KEEP_MAX) {
+		gv_mnt_free(c);
+		return;
+	}
+	gv_mnt_table_reset(&c->sm);
+	gv_mnt_table_reset(&c->mi);
+	gv_mnt_arena_reset(&c->arena);
+	if (!__atomic_compare_exchange_n(&gv_mnt_parked, &expected, c, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		gv_mnt_free(c);
+}
+
+/* A cache with nothing in it, with the memory of an earlier call if any. */
+static struct gv_mnt_cache *gv_mnt_take(void)
+{
+	struct gv_mnt_cache *c = __atomic_exchange_n(&gv_mnt_parked, NULL,
+						     __ATOMIC_ACQUIRE);
+	struct gv_mnt_cache keep;
+
+	if (!c)
+		return calloc(1, sizeof(*c));
+	keep = *c;
+	*c = (struct gv_mnt_cache){
+		.arena = keep.arena,
+		.smbuf = keep.smbuf,
+		.sm = keep.sm,
+		.mi = keep.mi,
+		.mi_text = keep.mi_text,
+		.mi_cap = keep.mi_cap,
+		.ns_ids = keep.ns_ids,
+		.ns_cap = keep.ns_cap,
+	};
+	return c;
+}
+
+static struct gv_mnt_cache *gv_mnt_cache(struct gv_ctx *ctx)
+{
+	struct gv_mnt_cache *c = ctx->mnt;
+
+	if (c)
+		return c;
+	c = gv_mnt_take();
+	if (!c)
+		return NULL;
+	pthread_once(&gv_mnt_env_once, gv_mnt_read_env);
+	c->source = __atomic_load_n(&gv_mnt_forced, __ATOMIC_RELAXED);
+	/* what the whole call will ask of its mounts */
+	for (size_t i = 0; i < ctx->nreqs; i++) {
+		const struct gv_req *r = &ctx->reqs[i];
+
+		if ((r->group == &gv_group_mnt || r->group == &gv_group_mntns) &&
+		    r->field)
+			c->need |= r->field->arg2;
+	}
+	ctx->mnt = c;
+	return c;
+}
+
+/* Whether this call reads mounts with statmount(). */
+static bool gv_mnt_statmount(const struct gv_mnt_cache *c)
+{
+	if (c->source == GV_MNT_STATMOUNT)
+		return true;
+	return c->source == GV_MNT_AUTO && !c->use_mountinfo &&
+	       !gv_statmount_usable();
+}
+
+/*
+ * In auto mode, a statmount() that is missing or refused (ENOSYS; EPERM or
+ * EACCES from a seccomp filter or LSM) sends the call to mountinfo.
+ */
+static bool gv_mnt_fall_back(struct gv_mnt_cache *c, int err)
+{
+	if (c->source != GV_MNT_AUTO)
+		return false;
+	if (err != -ENOSYS && err != -EPERM && err != -EACCES)
+		return false;
+	c->use_mountinfo = true;
+	return true;
+}
+
+static int gv_mountinfo(struct gv_mnt_cache *c)
+{
+	if (!c->mi_state) {
+		int err = gv_mountinfo_load(&c->mi, &c->arena, &c->mi_text,
+					    &c->mi_cap);
+
+		c->mi_state = err ? err : 1;
+	}
+	return c->mi_state < 0 ? c->mi_state : 0;
+}
+
+static int gv_ns_add(struct gv_mnt_cache *c, uint32_t id)
+{
+	if (c->ns_n == c->ns_cap) {
+		size_t cap = c->ns_cap ? c->ns_cap * 2 : 256;
+		uint32_t *v = realloc(c->ns_ids, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->ns_ids = v;
+		c->ns_cap = cap;
+	}
+	c->ns_ids[c->ns_n++] = id;
+	return 0;
+}
+
+/*
+ * One more stretch of listmount(), each new mount fetched with statmount()
+ * and kept. Stretches grow, so that looking up one ID early in the list is
+ * cheap and listing ten thousand mounts takes few listmount() calls.
+ */
+static int gv_mnt_scan_step(struct gv_mnt_cache *c)
+{
+	size_t max = c->ns_n < 64 ? 64 : c->ns_n < 4096 ? c->ns_n : 4096;
+	uint64_t *ids = malloc(max * sizeof(*ids));
+	long n;
+	int err = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	n = gv_listmount(c->scan_last, ids, max);
+	if (n < 0) {
+		free(ids);
+		return (int)n;
+	}
+	for (long i = 0; i < n && !err; i++) {
+		struct gv_mount *m = NULL;
+
+		c->scan_last = ids[i];
+		if (c->origin && c->origin->unique == ids[i]) {
+			m = c->origin;
+		} else {
+			err = gv_statmount(&c->smbuf, ids[i], c->need, &c->arena,
+					   &m);
+			if (err == -ENOENT) {	/* unmounted meanwhile */
+				err = 0;
+				continue;
+			}
+			if (!err)
+				err = gv_mnt_table_add(&c->sm, m);
+		}
+		if (!err)
+			err = gv_ns_add(c, m->id);
+	}
+	if (!err && (size_t)n < max)
+		c->scan_done = true;
+	free(ids);
+	return err;
+}
+
+/* $ORIGIN's mount, from statmount(). */
+static int gv_sm_origin(struct gv_ctx *ctx, struct gv_mnt_cache *c,
+			struct gv_mount **out)
+{
+	uint64_t unique;
+	struct gv_mount *m;
+	int err = gv_statmount_id_of(ctx->origin, &unique);
+
+	if (err)
+		return err;
+	/* listmount() may have brought it already: one snapshot per mount */
+	for (size_t i = 0; i < c->sm.n; i++)
+		if (c->sm.v[i]->unique == unique) {
+			*out = c->sm.v[i];
+			return 0;
+		}
+	/* its mount point tells whether it is reachable from our root */
+	err = gv_statmount(&c->smbuf, unique, c->need | GV_MK_POINT,
+				   &c->arena, &m);
+	if (err)
+		return err;
+	if ((m->known & GV_MK_POINT) && !m->point.len)
+		return -ENOENT;
+	err = gv_mnt_table_add(&c->sm, m);
+	if (err)
+		return err;
+	*out = m;
+	return 0;
+}
+
+/* Mount @id, from statmount(): kept, or found further along listmount(). */
+static int gv_sm_by_id(struct gv_mnt_cache *c, uint32_t id,
+		       struct gv_mount **out)
+{
+	int err;
+
+	for (;;) {
+		*out = gv_mnt_table_find(&c->sm, id);
+		if (*out)
+			return 0;
+		if (c->scan_done)
+			return -ENOENT;
+		err = gv_mnt_scan_step(c);
+		if (err)
+			return err;
+	}
+}
+
+static int gv_mi_lookup(struct gv_ctx *ctx, struct gv_mnt_cache *c,
+			const struct gv_req *req, struct gv_mount **out)
+{
+	uint32_t id;
+	int err = gv_mountinfo(c);
+
+	if (!err && !req->has_id)
+		err = gv_mountinfo_id_of(ctx->origin, &id);
+	if (err)
+		return err;
+	*out = gv_mnt_table_find(&c->mi, req->has_id ? req->id : id);
+	return *out ? 0 : -ENOENT;
+}
+
+/*
+ * The mount an entry is about ($ORIGIN's, or mntns:ID's), knowing the
+ * facts @need. A fact this kernel's statmount() cannot tell comes from
+ * mountinfo (auto) or is ENOSYS (statmount forced).
+ */
+static int gv_mnt_lookup(struct gv_ctx *ctx, const struct gv_req *req,
+			 unsigned int need, struct gv_mount **out)
+{
+	struct gv_mnt_cache *c = gv_mnt_cache(ctx);
+	struct gv_mount *m = NULL;
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	if (c->source == GV_MNT_BAD)
+		return -ENOSYS;
+	if (gv_mnt_statmount(c)) {
+		if (req->has_id) {
+			err = gv_sm_by_id(c, req->id, &m);
+		} else {
+			if (!c->origin_state) {
+				err = gv_sm_origin(ctx, c, &c->origin);
+				c->origin_state = err ? err : 1;
+			}
+			err = c->origin_state < 0 ? c->origin_state : 0;
+			m = c->origin;
+		}
+		if (err && !gv_mnt_fall_back(c, err))
+			return err;
+		if (!err && (m->known & need) == need) {
+			*out = m;
+			return 0;
+		}
+		if (!err && c->source == GV_MNT_STATMOUNT)
+			return -ENOSYS;
+		if (!err) {	/* this one fact from mountinfo */
+			err = gv_mountinfo(c);
+			if (err)
+				return err;
+			*out = gv_mnt_table_find(&c->mi, m->id);
+			return *out ? 0 : -ENOENT;
+		}
+	}
+	return gv_mi_lookup(ctx, c, req, out);
+}
+
+/* ---- the fields ---- */
+
+#define GV_MNT_MEMBER(m, f, type) \
+	((const type *)((const char *)(m) + (f)->arg))
+
+static int gv_mnt_string(struct gv_ctx *ctx, const struct gv_req *req,
+			 struct gv_out *out)
+{
+	struct gv_mount *m;
+	const struct gv_str *s;
+	int err = gv_mnt_lookup(ctx, req, req->field->arg2, &m);
+
+	if (err)
+		return err;
+	s = GV_MNT_MEMBER(m, req->field, struct gv_str);
+	return gv_put(out, s->p, s->len);
+}
+
+static int gv_mnt_number(struct gv_ctx *ctx, const struct gv_req *req,
+			 struct gv_out *out)
+{
+	struct gv_mount *m;
+	int err = gv_mnt_lookup(ctx, req, req->field->arg2, &m);
+
+	return err ? err :
+		gv_put_u64(out, *GV_MNT_MEMBER(m, req->field, uint32_t));
+}
+
+/* Peer group numbers: empty when there is none (0). */
+static int gv_mnt_group(struct gv_ctx *ctx, const struct gv_req *req,
+			struct gv_out *out)
+{
+	struct gv_mount *m;
+	uint32_t v;
+	int err = gv_mnt_lookup(ctx, req, req->field->arg2, &m);
+
+	if (err)
+		return err;
+	v = *GV_MNT_MEMBER(m, req->field, uint32_t);
+	return v ? gv_put_u64(out, v) : gv_put(out, "", 0);
+}
+
+static int gv_mnt_unbindable(struct gv_ctx *ctx, const struct gv_req *req,
+			     struct gv_out *out)
+{
+	struct gv_mount *m;
+	int err = gv_mnt_lookup(ctx, req, req->field->arg2, &m);
+
+	return err ? err : gv_puts(out, m->unbindable ? "yes" : "");
+}
+
+static int gv_mnt_dev(struct gv_ctx *ctx, const struct gv_req *req,
+		      struct gv_out *out)
+{
+	struct gv_mount *m;
+	int err = gv_mnt_lookup(ctx, req, req->field->arg2, &m);
+
+	return err ? err : gv_putf(out, "%u:%u", m->major, m->minor);
+}
+
+#define S(name, member, fact) { #name, gv_mnt_string, \
+	offsetof(struct gv_mount, member), fact }
+#define N(name, member, fact, get) { #name, get, \
+	offsetof(struct gv_mount, member), fact }
+
+/* arg: where the value is in struct gv_mount; arg2: the facts it needs */
+static const struct gv_field gv_mnt_fields[] = {
+	N(id, id, GV_MK_BASIC, gv_mnt_number),
+	N(parentid, parent, GV_MK_BASIC, gv_mnt_number),
+	S(root, root, GV_MK_ROOT),
+	S(mountpoint, point, GV_MK_POINT),
+	S(options, options, GV_MK_BASIC),
+	N(shared, shared, GV_MK_BASIC, gv_mnt_group),
+	N(master, master, GV_MK_BASIC, gv_mnt_group),
+	N(propagate_from, propagate_from, GV_MK_BASIC | GV_MK_PROPFROM,
+	  gv_mnt_group),
+	{ "unbindable", gv_mnt_unbindable, 0, GV_MK_BASIC },
+	{ "dev", gv_mnt_dev, 0, GV_MK_DEV },
+	S(fstype, fstype, GV_MK_FSTYPE),
+	S(source, source, GV_MK_SOURCE),
+	S(superopts, superopts, GV_MK_SUPEROPTS),
+	{ NULL, NULL, 0, 0 },
+};
+
+/* "mntns": the 32-bit IDs of every mount reachable from our root. */
+static int gv_mntns_list(struct gv_ctx *ctx, const struct gv_req *req,
+			 struct gv_out *out)
+{
+	struct gv_mnt_cache *c = gv_mnt_cache(ctx);
+	char buf[16];
+	int err = 0;
+
+	(void)req;
+	if (!c)
+		return -ENOMEM;
+	if (c->source == GV_MNT_BAD)
+		return -ENOSYS;
+	if (gv_mnt_statmount(c)) {
+		while (!c->scan_done && !err)
+			err = gv_mnt_scan_step(c);
+		if (!err) {
+			for (size_t i = 0; i < c->ns_n && !err; i++) {
+				int n = snprintf(buf, sizeof(buf), "%u",
+						 c->ns_ids[i]);
+
+				err = gv_put_item(out, buf, n);
+			}
+			return err;
+		}
+		if (!gv_mnt_fall_back(c, err))
+			return err;
+	}
+	err = gv_mountinfo(c);
+	for (size_t i = 0; i < c->mi.n && !err; i++) {
+		int n = snprintf(buf, sizeof(buf), "%u", c->mi.v[i]->id);
+
+		err = gv_put_item(out, buf, n);
+	}
+	return err;
+}
+
+/* "mntns:ID": the field names, once ID is known to exist. */
+static int gv_mntns_id(struct gv_ctx *ctx, const struct gv_req *req,
+		       struct gv_out *out)
+{
+	struct gv_mount *m;
+	int err = gv_mnt_lookup(ctx, req, 0, &m);
+
+	return err ? err : gv_put_field_names(out, gv_mnt_fields);
 }
 
 const struct gv_group gv_group_mnt = {
@@ -50,7 +657,7 @@ const struct gv_group gv_group_mnt = {
 const struct gv_group gv_group_mntns = {
 	.name = "mntns",
 	.syntax = GV_SYNTAX_ID_FIELD,
-	.list = gv_mnt_todo,
-	.get = gv_mnt_todo,
+	.list = gv_mntns_list,
+	.get = gv_mntns_id,
 	.id_fields = gv_mnt_fields,
 };

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mnt.h - what the mount groups (mnt.c) share with their two sources of
+ * facts: statmount()/listmount() (statmount.c) and /proc/self/mountinfo
+ * (mountinfo.c). Both turn a mount into the same struct gv_mount, with its
+ * strings as mountinfo shows them once unescaped.
+ */
+#ifndef GV_MNT_H
+#define GV_MNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Facts about a mount, one bit each: what a field needs, and what a source
+ * could tell (gv_mount.known). statmount() may know only some of them on a
+ * given kernel; mountinfo always knows all.
+ */
+enum {
+	GV_MK_BASIC	= 1u << 0,	/* id parentid options shared master
+					   unbindable */
+	GV_MK_PROPFROM	= 1u << 1,
+	GV_MK_ROOT	= 1u << 2,
+	GV_MK_POINT	= 1u << 3,
+	GV_MK_DEV	= 1u << 4,
+	GV_MK_FSTYPE	= 1u << 5,
+	GV_MK_SOURCE	= 1u << 6,
+	GV_MK_SUPEROPTS	= 1u << 7,
+	GV_MK_ALL	= (1u << 8) - 1,
+};
+
+/* A string of a mount: raw bytes, not NUL-terminated. */
+struct gv_str {
+	const char *p;
+	size_t len;
+};
+
+struct gv_mount {
+	uint64_t unique;	/* statmount()'s 64-bit ID; 0 from mountinfo */
+	uint32_t id, parent;	/* the 32-bit IDs of mountinfo */
+	uint32_t major, minor;
+	uint32_t shared, master, propagate_from;	/* 0: none */
+	bool unbindable;
+	unsigned int known;	/* GV_MK_* */
+	struct gv_str root, point, options, fstype, source, superopts;
+};
+
+/* Memory for the mounts of one call, all freed at once. */
+struct gv_mnt_arena {
+	struct gv_mnt_block *head, *cur;
+	size_t total;
+};
+
+void *gv_mnt_alloc(struct gv_mnt_arena *a, size_t n);
+/* Everything allocated is forgotten; the memory stays for reuse. */
+void gv_mnt_arena_reset(struct gv_mnt_arena *a);
+void gv_mnt_arena_free(struct gv_mnt_arena *a);
+
+/* Mounts by 32-bit ID, in the order they were added. */
+struct gv_mnt_table {
+	struct gv_mount **v;
+	size_t n, cap;
+	uint32_t *slot;		/* open addressing: index + 1; 0 is free */
+	size_t nslot;		/* a power of two, or 0 */
+};
+
+int gv_mnt_table_add(struct gv_mnt_table *t, struct gv_mount *m);
+struct gv_mount *gv_mnt_table_find(const struct gv_mnt_table *t,
+				   uint32_t id);
+void gv_mnt_table_reset(struct gv_mnt_table *t);
+void gv_mnt_table_free(struct gv_mnt_table *t);
+
+/*
+ * mountinfo.c: parse /proc/self/mountinfo into @t. The text is read into
+ * @*text, a buffer of @*cap bytes that is grown as needed and may be
+ * reused; the strings of @t point into it.
+ */
+int gv_mountinfo_load(struct gv_mnt_table *t, struct gv_mnt_arena *a,
+		      char **text, size_t *cap);
+/* The 32-bit mount ID of @fd, as mountinfo shows it. */
+int gv_mountinfo_id_of(int fd, uint32_t *id);
+
+/* statmount.c */
+struct gv_sm_buf {
+	void *p;
+	size_t size;
+};
+
+/* 0 if this process may use statmount()/listmount(), else -ENOSYS. */
+int gv_statmount_usable(void);
+/* The 64-bit ID of the mount @fd is on (statx STATX_MNT_ID_UNIQUE). */
+int gv_statmount_id_of(int fd, uint64_t *unique);
+/*
+ * statmount() of mount @unique, asking for what the facts @need take,
+ * into @*out (allocated in @a). Facts the kernel cannot tell are left out
+ * of (*out)->known. @buf is reused between calls and grown as needed.
+ */
+int gv_statmount(struct gv_sm_buf *buf, uint64_t unique, unsigned int need,
+		 struct gv_mnt_arena *a, struct gv_mount **out);
+/*
+ * listmount(): up to @max IDs of the mounts reachable from the caller's
+ * root that come after @last (0: from the first). Returns how many.
+ */
+long gv_listmount(uint64_t last, uint64_t *ids, size_t max);
+
+/* mountinfo.c: undo mountinfo's \ooo escapes in place; the new length. */
+size_t gv_mnt_unescape(char *s, size_t len);
+
+/*
+ * mnt.c: for the tests, GETVALUES_MOUNT_SOURCE as if the environment said
+ * @name ("auto", "statmount", "mountinfo"; anything else: ENOSYS).
+ */
+void gv_mnt_force_source(const char *name);
+
+#endif /* GV_MNT_H */

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mnt_source.c - how the mount groups choose between statmount() and
+ * mountinfo: GETVALUES_MOUNT_SOURCE is honoured; a statmount() that is
+ * missing (ENOSYS) or refused (EPERM from a seccomp filter) sends auto to
+ * mountinfo with the same values, while forcing statmount reports it;
+ * a call reads mountinfo at most once, and not at all when statmount()
+ * works. Each case runs in a child, under its own seccomp filter.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <getvalues.h>
+
+#include "lib/tap.h"
+#include "mnt.h"
+#include "mnt_lib.h"
+
+#define NR_STATMOUNT 457
+#define NR_LISTMOUNT 458
+
+/*
+ * Make the system calls @nrs fail with @err in this process. No check of
+ * the architecture: the test only makes native calls.
+ */
+static void deny(const long *nrs, int n, int err)
+{
+	struct sock_filter f[32];
+	struct sock_fprog prog = { .filter = f };
+	int k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	for (int i = 0; i < n; i++) {
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+						      BPF_K, nrs[i], 0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						      SECCOMP_RET_ERRNO | err);
+	}
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_ALLOW);
+	prog.len = k;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		printf("# seccomp: %s\n", strerror(errno));
+		exit(3);
+	}
+}
+
+static void deny_statmount(int err)
+{
+	static const long nrs[] = { NR_STATMOUNT, NR_LISTMOUNT };
+
+	deny(nrs, 2, err);
+}
+
+static void deny_open(int err)
+{
+	static const long nrs[] = {
+		SYS_openat, SYS_openat2,
+#ifdef SYS_open
+		SYS_open,
+#endif
+	};
+
+	deny(nrs, sizeof(nrs) / sizeof(nrs[0]), err);
+}
+
+/* Error of "mnt:id" of "/", or 0. */
+static unsigned int mnt_id_error(void)
+{
+	char buf[64];
+	struct name_val v = { .name = "mnt:id",
+			      .value_in = { buf, sizeof(buf) } };
+
+	if (getvalues(AT_FDCWD, "/", &v, 1, 0) != 1)
+		return 1000 + errno;
+	return v.error;
+}
+
+/*
+ * Differences between mountinfo (@mi, read by the test) and mntns plus
+ * every mntns:ID:FIELD; with @want_err, every entry must fail so instead.
+ */
+static size_t diff_all(const struct mi_table *mi, unsigned int want_err)
+{
+	unsigned long *ids = malloc(mi->n * sizeof(*ids));
+	static char buf[1 << 20];
+	struct name_val list = { .name = "mntns",
+				 .value_in = { buf, sizeof(buf) } };
+	size_t per = 1 + MF_NUM, bad = 0, off = 0;
+	struct ns_fetch r;
+
+	if (!ids)
+		tap_bail("out of memory");
+	for (size_t i = 0; i < mi->n; i++)
+		ids[i] = mi->m[i].id;
+	if (getvalues(AT_FDCWD, "/", &list, 1, 0) != 1)
+		bad++;
+	else if (want_err)
+		bad += list.error != want_err;
+	else if (list.error)
+		bad++;
+	for (size_t i = 0; !want_err && !list.error && i < mi->n; i++) {
+		const char *item = buf + off;
+
+		if (off >= list.value_out.iov_len ||
+		    strcmp(item, mi->m[i].val[MF_ID])) {
+			bad++;
+			break;
+		}
+		off += strlen(item) + 1;
+	}
+	ns_fetch(&r, ids, mi->n);
+	if (r.ret != (int)(mi->n * per))
+		bad++;
+	for (size_t i = 0; i < mi->n; i++)
+		for (int f = 0; f < MF_NUM; f++) {
+			const struct name_val *e = &r.vec[i * per + 1 + f];
+
+			if (want_err ? e->error == want_err :
+			    nv_is(e, mi->m[i].val[f], mi->m[i].len[f]))
+				continue;
+			if (!bad++)
+				nv_diag(mi->m[i].val[MF_MOUNTPOINT], e,
+					mi->m[i].val[f], mi->m[i].len[f]);
+		}
+	ns_fetch_free(&r);
+	free(ids);
+	if (bad)
+		printf("# %zu differences\n", bad);
+	return bad;
+}
+
+/* Run @fn in a child; its exit status. */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int r = fn();
+
+		fflush(stdout);
+		_exit(r);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		tap_bail("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- the environment variable (children that never called before) ---- */
+
+static int env_bad(void)
+{
+	setenv("GETVALUES_MOUNT_SOURCE", "kernel", 1);
+	return mnt_id_error() != ENOSYS;
+}
+
+/* mountinfo must be opened: with open() refused, mnt:id fails. */
+static int env_mountinfo(void)
+{
+	setenv("GETVALUES_MOUNT_SOURCE", "mountinfo", 1);
+	deny_open(EACCES);
+	return mnt_id_error() != EACCES;
+}
+
+static int env_statmount(void)
+{
+	setenv("GETVALUES_MOUNT_SOURCE", "statmount", 1);
+	deny_statmount(EPERM);
+	return mnt_id_error() != EPERM;
+}
+
+/* ---- falling back, through the test hook ---- */
+
+static struct mi_table mi;
+
+static int refused_auto(void)
+{
+	deny_statmount(EPERM);
+	gv_mnt_force_source("auto");
+	return diff_all(&mi, 0) != 0;
+}
+
+static int refused_forced(void)
+{
+	deny_statmount(EPERM);
+	gv_mnt_force_source("statmount");
+	return diff_all(&mi, EPERM) != 0;
+}
+
+static int missing_auto(void)
+{
+	deny_statmount(ENOSYS);
+	gv_mnt_force_source("auto");
+	return diff_all(&mi, 0) != 0 || diff_all(&mi, 0) != 0;
+}
+
+static int missing_forced(void)
+{
+	deny_statmount(ENOSYS);
+	gv_mnt_force_source("statmount");
+	return diff_all(&mi, ENOSYS) != 0;
+}
+
+/* With statmount() working, auto never opens mountinfo. */
+static int auto_opens_nothing(void)
+{
+	deny_open(EACCES);
+	gv_mnt_force_source("auto");
+	return diff_all(&mi, 0) != 0;
+}
+
+/* Bytes this process has read so far (/proc/self/io rchar). */
+static unsigned long long rchar(void)
+{
+	char buf[1024], *p;
+	int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		tap_bail("/proc/self/io: %s", strerror(errno));
+	buf[n] = 0;
+	p = strstr(buf, "rchar:");
+	return p ? strtoull(p + 6, NULL, 10) : 0;
+}
+
+/* A call asking every field of every mount reads mountinfo once. */
+static int mountinfo_once(void)
+{
+	unsigned long long before, used, size = 0;
+	char buf[4096];
+	ssize_t n;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		size += n;
+	close(fd);
+	gv_mnt_force_source("mountinfo");
+	before = rchar();
+	if (diff_all(&mi, 0))
+		return 1;
+	/* diff_all makes two calls: mntns, then all the fields */
+	used = rchar() - before;
+	printf("# mountinfo is %llu bytes; two calls read %llu\n", size,
+	       used);
+	return used > 3 * size;
+}
+
+int main(void)
+{
+	bool have = mnt_have_statmount();
+
+	tap_plan(10);
+	tap_is_long(in_child(env_bad), 0,
+		    "GETVALUES_MOUNT_SOURCE=kernel (unknown): ENOSYS");
+	tap_is_long(in_child(env_mountinfo), 0,
+		    "GETVALUES_MOUNT_SOURCE=mountinfo reads mountinfo");
+	if (have)
+		tap_is_long(in_child(env_statmount), 0,
+			    "GETVALUES_MOUNT_SOURCE=statmount uses statmount()");
+	else
+		tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+
+	mi_load(&mi);
+	tap_is_long(in_child(refused_auto), 0,
+		    "statmount() refused (EPERM): auto gives mountinfo's values");
+	tap_is_long(in_child(refused_forced), 0,
+		    "statmount() refused, statmount forced: EPERM everywhere");
+	tap_is_long(in_child(missing_auto), 0,
+		    "statmount() missing (ENOSYS): auto gives mountinfo's "
+		    "values, twice");
+	tap_is_long(in_child(missing_forced), 0,
+		    "statmount() missing, statmount forced: ENOSYS everywhere");
+	if (have)
+		tap_is_long(in_child(auto_opens_nothing), 0,
+			    "with statmount(), auto never opens mountinfo");
+	else
+		tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+	tap_is_long(in_child(mountinfo_once), 0,
+		    "mountinfo is read once per call, not once per name");
+	gv_mnt_force_source("statmount");
+	if (!have)
+		tap_is_long(mnt_id_error(), ENOSYS,
+			    "statmount forced where the kernel lacks it: "
+			    "ENOSYS");
+	else
+		tap_skip(1, "only for kernels without statmount(); this one "
+			 "has it (the seccomp cases stand in)");
+	mi_free(&mi);
+	return tap_done();
+}
