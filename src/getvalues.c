@@ -93,7 +93,7 @@ static int gv_library_getvalues(int dfd, const char *path,
 	struct gv_ctx ctx = { .origin = -1, .dir_fd = -1, .flags = flags };
 	struct name_val *vec = NULL;
 	struct gv_req *reqs = NULL;
-	char *names = NULL;
+	struct gv_names names = { 0 };
 	int ret = 0, handled;
 
 	if (num) {
@@ -141,7 +141,7 @@ out:
 		close(ctx.origin);
 	gv_fork_guard_leave();
 	free(ctx.sfs);
-	free(names);
+	gv_names_free(&names);
 	free(reqs);
 	free(vec);
 	return ret;

@@ -50,8 +50,8 @@ size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
 			     size_t n);
 /* Read a NUL-terminated string of at most @max bytes (NUL excluded). */
 int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max);
-void gv_strncpy_from_user_batch(char *dst, const uintptr_t *src, int *lens,
-				size_t n, size_t max);
+int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
+			 const char **out, int *lens, char **store);
 
 /* backend.c: one ops table per mechanism, chosen per call */
 enum gv_backend_id {
@@ -194,8 +194,13 @@ struct gv_ctx {
 
 /* names.c */
 extern const struct gv_group gv_groups[];
+struct gv_names {
+	char *raw;			/* the names as read */
+	struct gv_strblock *expanded;	/* shorthand expansions */
+};
 int gv_parse_names(const struct name_val *vec, size_t num,
-		   struct gv_req *reqs, char **arena);
+		   struct gv_req *reqs, struct gv_names *names);
+void gv_names_free(struct gv_names *names);
 int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
 		 struct gv_out *out);
 

@@ -121,69 +121,111 @@ static size_t gv_parse_one(const char *name, struct gv_req *req)
 	return glen + 1;
 }
 
+/* Expanded names, in blocks that never move once handed out. */
+struct gv_strblock {
+	struct gv_strblock *next;
+	size_t used;
+	char data[16384];
+};
+
+static char *gv_str_alloc(struct gv_strblock **head, size_t n)
+{
+	struct gv_strblock *b = *head;
+
+	if (!b || sizeof(b->data) - b->used < n) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->next = *head;
+		*head = b;
+	}
+	b->used += n;
+	return b->data + b->used - n;
+}
+
+void gv_names_free(struct gv_names *names)
+{
+	struct gv_strblock *b = names->expanded, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(names->raw);
+	*names = (struct gv_names){ 0 };
+}
+
 /*
- * Read and parse every name of @vec into @reqs. Expanded names live in
- * @*arena (freed by the caller); requests point into it.
+ * Read and parse every name of @vec into @reqs. The requests point into
+ * @names, which the caller frees with gv_names_free() after the walk.
  */
 int gv_parse_names(const struct name_val *vec, size_t num,
-		   struct gv_req *reqs, char **arena)
+		   struct gv_req *reqs, struct gv_names *names)
 {
-	const size_t slot = GV_NAME_MAX + 1;
-	char *raw, *expanded, prefix[GV_EXPANDED_MAX + 1];
+	char prefix[GV_EXPANDED_MAX + 1];
 	size_t prefix_len = 0;
 	bool have_prefix = false;
+	const char **raw;
 	uintptr_t *src;
-	int *lens;
+	int *lens, err;
 
-	raw = malloc(num * slot);
-	expanded = malloc(num * (GV_EXPANDED_MAX + 1));
+	*names = (struct gv_names){ 0 };
+	raw = calloc(num, sizeof(*raw));
 	src = calloc(num, sizeof(*src));
 	lens = malloc(num * sizeof(*lens));
-	if (!raw || !expanded || !src || !lens) {
-		free(raw);
-		free(expanded);
-		free(src);
-		free(lens);
-		return -ENOMEM;
-	}
+	err = -ENOMEM;
+	if (!raw || !src || !lens)
+		goto out;
 	for (size_t i = 0; i < num; i++)
 		src[i] = (uintptr_t)vec[i].name;
-	gv_strncpy_from_user_batch(raw, src, lens, num, GV_NAME_MAX);
+	err = gv_strings_from_user(src, num, GV_NAME_MAX, raw, lens,
+				   &names->raw);
+	if (err)
+		goto out;
 
 	for (size_t i = 0; i < num; i++) {
-		char *name = raw + i * slot;
-		char *out = expanded + i * (GV_EXPANDED_MAX + 1);
-		size_t len = lens[i] > 0 ? (size_t)lens[i] : 0, plen;
+		const char *name = raw[i];
+		size_t plen;
+		char *out;
 
 		if (lens[i] < 0) {
 			reqs[i] = (struct gv_req){ .err = -lens[i] };
 			have_prefix = false;
 			continue;
 		}
-		name[len] = 0;
 		if (name[0] == ':') {
 			if (!have_prefix) {
 				reqs[i] = (struct gv_req){ .err = EINVAL };
 				continue;
 			}
+			out = gv_str_alloc(&names->expanded,
+					   prefix_len + lens[i]);
+			if (!out) {
+				reqs[i] = (struct gv_req){ .err = ENOMEM };
+				have_prefix = false;
+				continue;
+			}
 			memcpy(out, prefix, prefix_len);
-			memcpy(out + prefix_len, name + 1, len);	/* with NUL */
-		} else {
-			memcpy(out, name, len + 1);
+			memcpy(out + prefix_len, name + 1, lens[i]); /* + NUL */
+			name = out;
 		}
-		plen = gv_parse_one(out, &reqs[i]);
+		plen = gv_parse_one(name, &reqs[i]);
 		have_prefix = plen > 0;
 		if (have_prefix) {
-			memcpy(prefix, out, plen - 1);
+			memcpy(prefix, name, plen - 1);
 			prefix[plen - 1] = ':';
 			prefix_len = plen;
 		}
 	}
+	err = 0;
+out:
+	if (err)
+		gv_names_free(names);
 	free(raw);
 	free(src);
 	free(lens);
-	*arena = expanded;
-	return 0;
+	return err;
 }
 
 static int gv_list_groups(struct gv_out *out)

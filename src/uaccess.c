@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -148,62 +149,129 @@ int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max)
 }
 
 /*
- * Read @n strings at once: string i goes to @dst + i * (@max + 1), @lens[i]
- * gets its length or a negative errno as gv_strncpy_from_user() gives. The
- * first page of every string is read in batches of one system call; only
- * strings that cross a page boundary or sit on a bad page are read alone.
+ * Read @n strings of at most @max bytes each (NUL excluded). Names that lie
+ * close together in the caller's memory (one arena, one literal pool) are
+ * read as one region: one iovec, one page pin, for many names. @out[i] gets
+ * a NUL-terminated copy and @lens[i] its length, or @lens[i] a negative
+ * errno (-EFAULT, -ENAMETOOLONG). Copies live in @*store, to be freed by
+ * the caller. Strings the regions did not hold entirely (a bad page, a page
+ * boundary at the end of a mapping) are read one by one.
  */
-void gv_strncpy_from_user_batch(char *dst, const uintptr_t *src, int *lens,
-				size_t n, size_t max)
+int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
+			 const char **out, int *lens, char **store)
 {
-	struct iovec l[64], r[64];
-	size_t idx[64];
-	size_t i = 0;
+	const size_t slot = max + 1, gap = 512, cap = 65536;
+	struct iovec *l = NULL, *r = NULL;
+	size_t nreg = 0, total = 0, i, k, lost = 0;
+	size_t *reg = NULL;	/* region of each string */
+	char *buf = NULL;
+	ssize_t got;
+	int err = -ENOMEM;
 
-	while (i < n) {
-		size_t k = 0, j;
-		ssize_t got;
+	*store = NULL;
+	if (!n)
+		return 0;
+	l = malloc(n * sizeof(*l));
+	r = malloc(n * sizeof(*r));
+	reg = malloc(n * sizeof(*reg));
+	if (!l || !r || !reg)
+		goto out;
 
-		for (; i < n && k < GV_ARRAY_SIZE(l); i++) {
-			size_t chunk;
+	/* regions: a string joins the last one if it starts close behind */
+	for (i = 0; i < n; i++) {
+		uintptr_t a = src[i], rs, re;
 
-			if (!src[i]) {
-				lens[i] = -EFAULT;
+		if (!a || a + slot < a) {
+			reg[i] = SIZE_MAX;
+			continue;
+		}
+		if (nreg) {
+			rs = (uintptr_t)r[nreg - 1].iov_base;
+			re = rs + r[nreg - 1].iov_len;
+			if (a >= rs && a <= re + gap && a + slot - rs <= cap) {
+				if (a + slot > re)
+					r[nreg - 1].iov_len = a + slot - rs;
+				reg[i] = nreg - 1;
 				continue;
 			}
-			chunk = GV_PAGE - (src[i] & (GV_PAGE - 1));
-			if (chunk > max + 1)
-				chunk = max + 1;
-			l[k].iov_base = dst + i * (max + 1);
-			r[k].iov_base = (void *)src[i];
-			l[k].iov_len = r[k].iov_len = chunk;
-			idx[k++] = i;
 		}
-		if (!k)
-			break;
-		got = process_vm_readv(gv_pid(), l, k, r, k, 0);
+		r[nreg].iov_base = (void *)a;
+		r[nreg].iov_len = slot;
+		reg[i] = nreg++;
+	}
+	for (k = 0; k < nreg; k++)
+		total += r[k].iov_len;
+	/* room for the regions, then one slot per string read alone */
+	buf = malloc(total + n * slot);
+	if (!buf)
+		goto out;
+	for (k = 0, total = 0; k < nreg; k++) {
+		l[k].iov_base = buf + total;
+		l[k].iov_len = r[k].iov_len;
+		total += r[k].iov_len;
+	}
+
+	/*
+	 * Up to IOV_MAX regions per call. A read stops short at the first bad
+	 * page: keep what arrived of that region and go on with the next.
+	 */
+	for (k = 0; k < nreg;) {
+		size_t m = nreg - k < 1024 ? nreg - k : 1024, j;
+
+		got = process_vm_readv(gv_pid(), l + k, m, r + k, m, 0);
 		if (got < 0)
 			got = 0;
-		for (j = 0; j < k; j++) {
-			char *s = l[j].iov_base, *nul;
-			size_t len = l[j].iov_len;
+		for (j = 0; j < m; j++) {
+			size_t len = l[k + j].iov_len;
 
 			if ((size_t)got < len) {
-				/* this one (or an earlier page) failed */
-				lens[idx[j]] = gv_strncpy_from_user(s,
-						(uintptr_t)r[j].iov_base, max);
-				got = 0;
-				continue;
+				r[k + j].iov_len = got;
+				break;
 			}
 			got -= len;
-			nul = memchr(s, 0, len);
-			if (nul)
-				lens[idx[j]] = nul - s;
-			else if (len == max + 1)
-				lens[idx[j]] = -ENAMETOOLONG;
-			else
-				lens[idx[j]] = gv_strncpy_from_user(s,
-						(uintptr_t)r[j].iov_base, max);
+		}
+		k += j < m ? j + 1 : m;
+	}
+
+	for (i = 0; i < n; i++) {
+		const char *s;
+		size_t avail;
+		char *nul, *own;
+
+		if (reg[i] == SIZE_MAX) {
+			lens[i] = -EFAULT;
+			continue;
+		}
+		k = reg[i];
+		avail = r[k].iov_len;
+		avail = avail > src[i] - (uintptr_t)r[k].iov_base ?
+			avail - (src[i] - (uintptr_t)r[k].iov_base) : 0;
+		if (avail > slot)
+			avail = slot;
+		s = (char *)l[k].iov_base + (src[i] - (uintptr_t)r[k].iov_base);
+		nul = avail ? memchr(s, 0, avail) : NULL;
+		if (nul) {
+			out[i] = s;
+			lens[i] = nul - s;
+		} else if (avail == slot) {
+			lens[i] = -ENAMETOOLONG;
+		} else {
+			/* not all there: read it alone, page by page */
+			own = buf + total + lost++ * slot;
+			lens[i] = gv_strncpy_from_user(own, src[i], max);
+			if (lens[i] >= 0) {
+				own[lens[i]] = 0;
+				out[i] = own;
+			}
 		}
 	}
+	*store = buf;
+	buf = NULL;
+	err = 0;
+out:
+	free(buf);
+	free(l);
+	free(r);
+	free(reg);
+	return err;
 }
