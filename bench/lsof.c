@@ -46,8 +46,8 @@ struct tool {
 	const char *backend;	/* GETVALUES_BACKEND, or NULL */
 	bool gvlsof;
 	bool usable;
-	double ms[MAX_REPEATS];
-	double median;
+	double ms[MAX_REPEATS], cpu[MAX_REPEATS];
+	double median, cpu_median;
 	long syscalls;		/* -1: strace missing or failed */
 	long rows;
 };
@@ -222,10 +222,14 @@ static void start_holders(int procs, int fds)
 	/* death[1] stays open, close-on-exec, until we exit */
 }
 
-/* Run @t with stdout to @out (a path, or NULL for /dev/null). */
+/*
+ * Run @t with stdout to @out (a path, or NULL for /dev/null); @ms gets the
+ * wall time, @cpu the user and system time the kernel counted for it.
+ */
 static int run(const struct tool *t, const char *const *prefix,
-	       const char *out, double *ms)
+	       const char *out, double *ms, double *cpu)
 {
+	struct rusage ru;
 	const char *argv[24];
 	int n = 0, status;
 	double t0 = bench_now_ns();
@@ -258,11 +262,14 @@ static int run(const struct tool *t, const char *const *prefix,
 		execvp(argv[0], (char **)argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
-			die("waitpid");
+			die("wait4");
 	if (ms)
 		*ms = (bench_now_ns() - t0) / 1e6;
+	if (cpu)
+		*cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
@@ -436,14 +443,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ntools; i++) {
 		struct tool *t = &tools[i];
 
-		t->usable = in_path(t->argv[0]) && run(t, NULL, out, NULL) == 0;
+		t->usable = in_path(t->argv[0]) && run(t, NULL, out, NULL, NULL) == 0;
 		t->rows = t->usable ? count_lines(out) : -1;
 		t->syscalls = -1;
 		if (!t->usable || !have_strace)
 			continue;
 		memcpy(strace_argv, strace, sizeof(strace));
 		strace_argv[4] = trace;
-		run(t, strace_argv, NULL, NULL);
+		run(t, strace_argv, NULL, NULL, NULL);
 		t->syscalls = strace_total(trace);
 	}
 	unlink(out);
@@ -451,29 +458,34 @@ int main(int argc, char **argv)
 	for (int r = 0; r < repeats; r++)
 		for (int i = 0; i < ntools; i++)
 			if (tools[i].usable)
-				run(&tools[i], NULL, NULL, &tools[i].ms[r]);
+				run(&tools[i], NULL, NULL, &tools[i].ms[r],
+				    &tools[i].cpu[r]);
 	for (int i = 0; i < ntools; i++)
-		if (tools[i].usable)
+		if (tools[i].usable) {
 			tools[i].median = bench_median(tools[i].ms, repeats);
+			tools[i].cpu_median = bench_median(tools[i].cpu,
+							   repeats);
+		}
 	cleanup();
 
 	printf("%d extra processes holding %d descriptors each; %d "
 	       "processes and %ld descriptors on the system in all. Wall "
-	       "time: median of %d runs, output to /dev/null. System calls: "
-	       "`strace -f -c`, one run.%s\n\n", procs, fds, sysprocs, sysfds,
+	       "time and CPU time (user + system): medians of %d runs, "
+	       "output to /dev/null. System calls: `strace -f -c`, one "
+	       "run.%s\n\n", procs, fds, sysprocs, sysfds,
 	       repeats, have_strace ? "" : " (strace is not installed.)");
-	printf("| tool | wall ms | system calls | output lines | "
-	       "time / gvlsof's | calls / gvlsof's |\n");
-	printf("|---|---:|---:|---:|---:|---:|\n");
+	printf("| tool | wall ms | CPU ms | system calls | output lines | "
+	       "wall / gvlsof's | CPU / gvlsof's | calls / gvlsof's |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
 	if (!base->usable)
 		base = NULL;
 	for (int i = 0; i < ntools; i++) {
 		const struct tool *t = &tools[i];
-		char calls[32] = "n/a", tr[32] = "", cr[32] = "";
+		char calls[32] = "n/a", tr[32] = "", ur[32] = "", cr[32] = "";
 
 		if (!t->usable) {
 			if (!t->backend)
-				printf("| %s | not installed | | | | |\n",
+				printf("| %s | not installed | | | | | | |\n",
 				       t->label);
 			continue;
 		}
@@ -482,12 +494,15 @@ int main(int argc, char **argv)
 		if (base && t != base) {
 			snprintf(tr, sizeof(tr), "%.2f",
 				 t->median / base->median);
+			snprintf(ur, sizeof(ur), "%.2f",
+				 t->cpu_median / base->cpu_median);
 			if (t->syscalls >= 0 && base->syscalls > 0)
 				snprintf(cr, sizeof(cr), "%.2f",
 					 (double)t->syscalls / base->syscalls);
 		}
-		printf("| %s | %.1f | %s | %ld | %s | %s |\n", t->label,
-		       t->median, calls, t->rows, tr, cr);
+		printf("| %s | %.1f | %.1f | %s | %ld | %s | %s | %s |\n",
+		       t->label, t->median, t->cpu_median, calls, t->rows, tr,
+		       ur, cr);
 	}
 	for (int i = 0; i < ntools; i++)
 		if (tools[i].gvlsof && !tools[i].usable)
