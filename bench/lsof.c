@@ -3,7 +3,7 @@
  * lsof.c - gvlsof against lsof and lsfd on a system with many open files:
  * wall time (median of repeats) and system calls (strace -f -c).
  *
- *   lsof [-n PROCS] [-f FDS] [-r REPEATS] [-g GVLSOF]
+ *   lsof [-n PROCS] [-f FDS] [-r REPEATS] [-g GVLSOF] [-H]
  *
  * Starts PROCS extra processes holding FDS descriptors each (regular files
  * opened for reading, writing or both, a directory, a deleted file,
@@ -15,6 +15,8 @@
  * descriptor below it when it starts). The extra processes are killed by
  * PID when the benchmark ends, however it ends, and die on their own if it
  * is killed outright (PR_SET_PDEATHSIG, and the pipe they wait on).
+ * With -H it only starts the processes and holds them until interrupted,
+ * for looking at one tool by hand (strace -c, perf).
  * Needs no interpreter: it runs as a static binary in the QEMU guest.
  */
 #include <dirent.h>
@@ -357,7 +359,8 @@ static void system_size(int *procs, long *fds)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: lsof [-n PROCS] [-f FDS] [-r REPEATS] [-g GVLSOF]\n");
+		"usage: lsof [-n PROCS] [-f FDS] [-r REPEATS] [-g GVLSOF] "
+		"[-H]\n");
 	exit(2);
 }
 
@@ -384,7 +387,7 @@ int main(int argc, char **argv)
 	char gvlsof[PATH_MAX], out[PATH_MAX + 16], trace[PATH_MAX + 16];
 	int procs = 200, fds = 25, repeats = 11, opt, sysprocs;
 	long sysfds;
-	bool have_strace = in_path("strace");
+	bool have_strace = in_path("strace"), hold = false;
 	const struct tool *base = &tools[0];
 
 	snprintf(gvlsof, sizeof(gvlsof), "%s", argv[0]);
@@ -399,12 +402,13 @@ int main(int argc, char **argv)
 		strncat(gvlsof, "/../tools/gvlsof",
 			sizeof(gvlsof) - strlen(gvlsof) - 1);
 	}
-	while ((opt = getopt(argc, argv, "n:f:r:g:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:f:r:g:Hh")) != -1) {
 		switch (opt) {
 		case 'n': procs = atoi(optarg); break;
 		case 'f': fds = atoi(optarg); break;
 		case 'r': repeats = atoi(optarg); break;
 		case 'g': snprintf(gvlsof, sizeof(gvlsof), "%s", optarg); break;
+		case 'H': hold = true; break;
 		default: usage();
 		}
 	}
@@ -437,6 +441,13 @@ int main(int argc, char **argv)
 		die("mkfifo");
 	start_holders(procs, fds);
 	system_size(&sysprocs, &sysfds);
+	if (hold) {
+		fprintf(stderr, "lsof: %d processes holding %d descriptors; "
+			"%d processes, %ld descriptors in all. Interrupt to "
+			"end.\n", procs, fds, sysprocs, sysfds);
+		for (;;)
+			pause();
+	}
 
 	snprintf(out, sizeof(out), "%s/out", scratch);
 	snprintf(trace, sizeof(trace), "%s/trace", scratch);

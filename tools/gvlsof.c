@@ -153,19 +153,25 @@ static size_t batch_add(struct batch *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static size_t batch_add(struct batch *b, const char *fmt, ...)
 {
+	char small[512];
 	va_list ap;
 	int len;
 
+	/* most names fit the small buffer: one formatting, one copy */
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	while (b->names_cap - b->names_len < (size_t)len + 1) {
 		b->names_cap = b->names_cap ? 2 * b->names_cap : 65536;
 		b->names = xrealloc(b->names, b->names_cap);
 	}
-	va_start(ap, fmt);
-	vsnprintf(b->names + b->names_len, len + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)len < sizeof(small)) {
+		memcpy(b->names + b->names_len, small, len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(b->names + b->names_len, len + 1, fmt, ap);
+		va_end(ap);
+	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 256;
 		b->vec = xrealloc(b->vec, b->cap * sizeof(*b->vec));
