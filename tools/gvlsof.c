@@ -15,8 +15,10 @@
  *      mount namespace and the list of its descriptors;
  *   3. per descriptor: lstat of the /proc link (the access mode is in its
  *      permission bits) and stat of the open file behind it;
- *   4. per descriptor that needs them: the link target (NAME) and, for
- *      devices, anonymous inodes and nothing else, fdinfo;
+ *   4. per descriptor that needs them: the link target (the NAME of all
+ *      but sockets and pipes) and the fdinfo of devices (the offset);
+ *   5. the fdinfo of the eventfd, pidfd and epoll descriptors, which lsof
+ *      decorates with what it says;
  * plus, once, the /proc/net tables when the first socket shows up, and
  * after all processes the stat of every mapped file, one call per
  * directory holding such files. Processes go in groups, so that a call
