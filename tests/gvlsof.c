@@ -215,6 +215,10 @@ static pid_t start_holder(void (*hold)(int))
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(ready[0]);
+		/* only stdio is inherited: whatever else the runner left */
+		if (ready[1] > 3)
+			close_range(3, ready[1] - 1, 0);
+		close_range(ready[1] + 1, ~0U, 0);
 		hold(ready[1]);
 		if (write(ready[1], "", 1) != 1)
 			_exit(1);
