@@ -16,6 +16,7 @@ B=${B#"$PWD/"}
 benchmarks=(
 "readfile|readfile() vs open/read/close|$B/bench/readfile_speed -l 20000 -r 9"
 "mounts|Mounts: one path and the whole table, getvalues vs mountinfo vs findmnt|$B/bench/mounts -n 20,1000,10000 -r 7 -t 700"
+"lsof|gvlsof vs lsof and lsfd, 200 extra processes|$B/bench/lsof -n 200 -f 25 -r 11"
 )
 
 names=()
