@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,6 +479,82 @@ static void test_never_opened(void)
 	close(fd);
 }
 
+static atomic_bool swapping;
+
+static void *swapper(void *arg)
+{
+	int dfd = *(int *)arg;
+
+	while (atomic_load(&swapping))
+		renameat2(dfd, "victim", dfd, "swapped", RENAME_EXCHANGE);
+	return NULL;
+}
+
+/*
+ * A name that is a regular file one moment and a FIFO the next (another
+ * thread keeps exchanging the two): whatever data: sees, it must never open
+ * the FIFO, which a writer blocked in open(2) would notice.
+ */
+static void test_rename_race(void)
+{
+	char dir[PATH_MAX + 16], fifo[PATH_MAX + 32], buf[64];
+	long calls = 0, regular = 0, nodata = 0, other = 0;
+	bool opened = false;
+	pthread_t thread;
+	int dfd, fd;
+	pid_t pid;
+
+	if (snprintf(dir, sizeof(dir), "%s/race", originpath) >=
+	    (int)sizeof(dir) || mkdir(dir, 0755))
+		tap_bail("race dir: %s", strerror(errno));
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(fifo, sizeof(fifo), "%s/swapped", dir);
+	if (dfd < 0 || t_write_file(dfd, "victim", "regular", 7, 0644) ||
+	    mkfifo(fifo, 0644))
+		tap_bail("race setup: %s", strerror(errno));
+	pid = fifo_writer(fifo);
+	atomic_store(&swapping, true);
+	if (pthread_create(&thread, NULL, swapper, &dfd))
+		tap_bail("pthread_create");
+	signal(SIGALRM, on_alarm);
+	alarm(60);
+	for (; calls < 20000 && !opened; calls++) {
+		struct name_val e;
+
+		gvt_call1(dfd, "", AT_EMPTY_PATH, "data:victim", buf,
+			  sizeof(buf), &e);
+		if (!e.error && e.value_out.iov_len == 7 && !memcmp(buf, "regular", 7))
+			regular++;
+		else if (e.error == ENODATA)
+			nodata++;
+		else
+			other++;
+		if (calls % 64 == 0)
+			opened = !still_blocked(pid);
+	}
+	alarm(0);
+	atomic_store(&swapping, false);
+	pthread_join(thread, NULL);
+	opened = opened || !still_blocked(pid);
+	tap_diag("%ld calls: %ld regular, %ld ENODATA, %ld other", calls,
+		 regular, nodata, other);
+	tap_ok(!opened, "a FIFO renamed over a regular file is never opened "
+	       "(writer still blocked after %ld calls)", calls);
+	tap_ok(other == 0, "... and data: saw the file or ENODATA, nothing else");
+	/* release the writer: open the FIFO, under whichever name it is now */
+	{
+		struct stat st;
+		const char *name = fstatat(dfd, "victim", &st, 0) == 0 &&
+				   S_ISFIFO(st.st_mode) ? "victim" : "swapped";
+
+		fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	}
+	waitpid(pid, NULL, 0);
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+}
+
 /* $ORIGIN a regular file: nothing is beneath it. */
 static void test_file_origin(void)
 {
@@ -638,6 +716,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
 	test_never_opened();
+	test_rename_race();
 	test_file_origin();
 	test_proc_sys();
 	test_unprivileged();
