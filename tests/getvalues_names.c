@@ -100,6 +100,8 @@ static const struct seq seqs[] = {
 		{ .name = "fs:type:", .want = W_ERR, .err = ENOENT },
 		{ .name = "mnt:id:x", .want = W_ERR, .err = ENOENT },
 		{ .name = "mnt:id:", .want = W_ERR, .err = ENOENT },
+		{ .name = "mntns:1:id:x", .want = W_ERR, .err = ENOENT },
+		{ .name = "xattr", .want = W_XLIST },
 	} },
 	{ "mntns IDs that are not decimal u32", {
 		{ .name = "mntns:", .want = W_ERR, .err = ENOENT },
