@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,17 +78,46 @@ next:
 	return count;
 }
 
+/*
+ * The inputs: $GV_FUZZ_DIR, else <source>/tests/fuzz found from GV_BUILD
+ * (<source>/build*) or from where this program lives, else ./tests/fuzz.
+ */
+static bool find_inputs(char *top, size_t size)
+{
+	const char *env = getenv("GV_FUZZ_DIR"), *build = getenv("GV_BUILD");
+	char exe[PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(top, size, "%s", env);
+		return stat(top, &st) == 0;
+	}
+	if (build && *build) {
+		snprintf(top, size, "%s/../tests/fuzz", build);
+		if (stat(top, &st) == 0)
+			return true;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		for (int up = 0; up < 3 && (slash = strrchr(exe, '/')); up++)
+			*slash = 0;	/* <source>/build/tests/prog -> <source> */
+		snprintf(top, size, "%s/tests/fuzz", exe);
+		if (stat(top, &st) == 0)
+			return true;
+	}
+	snprintf(top, size, "tests/fuzz");
+	return stat(top, &st) == 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *build = getenv("GV_BUILD");
-	char top[PATH_MAX + 16] = "tests/fuzz";
+	char top[PATH_MAX + 16];
 
-	/* GV_BUILD is <source>/build*: the inputs are in <source>/tests/fuzz */
-	if (build && *build) {
-		snprintf(top, sizeof(top), "%s", build);
-		if (strrchr(top, '/'))
-			strcpy(strrchr(top, '/'), "/tests/fuzz");
-	}
+	if (!find_inputs(top, sizeof(top)))
+		tap_skip_all("fuzz inputs not found (set GV_FUZZ_DIR to the "
+			     "source's tests/fuzz)");
 	LLVMFuzzerInitialize(&argc, &argv);
 	replay_dir(top, "corpus");
 	replay_dir(top, "regressions");

@@ -125,7 +125,7 @@ static const struct seq seqs[] = {
 		{ .name = "data:c:d/e:f", .want = W_FILE, .a = "c:d/e:f" },
 		{ .name = "data::x", .want = W_FILE, .a = ":x" },
 		{ .name = "dir:c:d", .want = W_DIR, .a = "c:d" },
-		{ .name = "xattr:user.x:y", .want = W_XATTR, .a = "user.x:y" },
+		{ .name = "xattr:trusted.x:y", .want = W_XATTR, .a = "trusted.x:y" },
 		{ .name = "stat:size:a:b", .want = W_STAT, .a = "size", .b = "a:b" },
 		{ .name = "lstat:size:c:d/e:f", .want = W_LSTAT, .a = "size", .b = "c:d/e:f" },
 		{ .name = "data:é\tü\n", .want = W_FILE, .a = "é\tü\n" },
@@ -146,12 +146,12 @@ static const struct seq seqs[] = {
 		{ .name = ":sub", .want = W_DIR, .a = "sub" },
 	} },
 	{ "shorthand in xattr", {
-		{ .name = "xattr:user.a", .want = W_XATTR, .a = "user.a" },
-		{ .name = ":user.x:y", .want = W_XATTR, .a = "user.x:y" },
+		{ .name = "xattr:trusted.a", .want = W_XATTR, .a = "trusted.a" },
+		{ .name = ":trusted.x:y", .want = W_XATTR, .a = "trusted.x:y" },
 		{ .name = "xattr", .want = W_XLIST },
-		{ .name = ":user.a", .want = W_XATTR, .a = "user.a" },
+		{ .name = ":trusted.a", .want = W_XATTR, .a = "trusted.a" },
 		{ .name = ":", .want = W_ERR, .err = EINVAL },
-		{ .name = ":user.a", .want = W_XATTR, .a = "user.a" },
+		{ .name = ":trusted.a", .want = W_XATTR, .a = "trusted.a" },
 	} },
 	{ "shorthand in stat", {
 		{ .name = "stat:size", .want = W_STAT, .a = "size", .b = "" },
@@ -196,7 +196,7 @@ static const struct seq seqs[] = {
 		{ .name = "data:missing", .want = W_ERR, .err = ENOENT },
 		{ .name = ":file", .want = W_FILE, .a = "file" },
 		{ .name = "xattr:", .want = W_ERR, .err = EINVAL },
-		{ .name = ":user.a", .want = W_XATTR, .a = "user.a" },
+		{ .name = ":trusted.a", .want = W_XATTR, .a = "trusted.a" },
 	} },
 	{ "a group never changes through shorthand", {
 		{ .name = "stat:size", .want = W_STAT, .a = "size", .b = "" },
@@ -455,8 +455,8 @@ int main(void)
 	    t_write_file(tree, "sub/inner", "", 0, 0600) ||
 	    symlinkat("sub/inner", tree, "link"))
 		tap_bail("setup: %s", strerror(errno));
-	if (setxattr(treepath, "user.a", "value a", 7, 0) ||
-	    setxattr(treepath, "user.x:y", "value x:y", 9, 0))
+	if (setxattr(treepath, "trusted.a", "value a", 7, 0) ||
+	    setxattr(treepath, "trusted.x:y", "value x:y", 9, 0))
 		tap_bail("setxattr: %s", strerror(errno));
 	if (statx(tree, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx))
 		tap_bail("statx: %s", strerror(errno));
