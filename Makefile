@@ -8,6 +8,7 @@
 #   make bench            run the benchmarks, rewrite bench/RESULTS.md
 #   make install          PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
 #   make kcheck           build the patched 6.1 kernel, run the suite in QEMU
+#   make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds
 
 VERSION		:= 0.1.0
 SOVERSION	:= 0
@@ -76,7 +77,7 @@ SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
 .PHONY: all lib tools tests benches examples check demo bench install \
-	uninstall clean deps kcheck fuzz
+	uninstall clean deps kcheck fuzz fuzz-deps
 .DEFAULT_GOAL := all
 
 all: lib tools tests benches examples
@@ -148,6 +149,45 @@ check: all
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PROVE) --exec '' $(TESTS)
+	@$(MAKE) --no-print-directory fuzz FUZZ_ARGS="$(FUZZ_CHECK_ARGS)"
+
+# The libFuzzer target (clang): the library built again with coverage and
+# ASan+UBSan into build-fuzz/. `make fuzz` replays the seed corpus and the
+# regressions (crashers once found), then fuzzes for FUZZ_TIME seconds; new
+# inputs stay in build-fuzz/corpus, crashers land in build-fuzz/crashes/
+# (copy them to tests/fuzz/regressions/ once fixed). `make check` runs a
+# short bounded round of it.
+FUZZ_CC		?= clang
+FUZZ_TIME	?= 60
+FUZZ_ARGS	?= -max_total_time=$(FUZZ_TIME)
+FUZZ_CHECK_ARGS	?= -runs=10000 -verbosity=0
+FZ		:= build-fuzz
+FUZZ_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
+		   -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer
+FUZZ_LIB_OBJS	:= $(LIB_SRCS:src/%.c=$(FZ)/src/%.o)
+
+fuzz-deps:
+	@scripts/deps.sh fuzz
+
+$(FUZZ_LIB_OBJS): | fuzz-deps
+
+$(FZ)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -fvisibility=hidden \
+		-Isrc -MMD -MP -c -o $@ $<
+
+$(FZ)/fuzz_getvalues: tests/fuzz/fuzz_getvalues.c $(FUZZ_LIB_OBJS)
+	$(call msg,CCLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
+		$(FUZZ_LIB_OBJS) -lpthread
+
+fuzz: $(FZ)/fuzz_getvalues
+	@mkdir -p $(FZ)/corpus $(FZ)/crashes
+	$(FZ)/fuzz_getvalues $(FUZZ_ARGS) -timeout=10 -print_final_stats=1 \
+		-artifact_prefix=$(FZ)/crashes/ $(FZ)/corpus tests/fuzz/corpus \
+		tests/fuzz/regressions
 
 demo: all
 	@GV_BUILD=$(CURDIR)/$(B) scripts/demo.sh
@@ -194,4 +234,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-static build-fuzz getvalues.pc
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) $(FZ) -name '*.d' 2>/dev/null)

@@ -5,11 +5,12 @@
  *
  * Reading must have no side effects, so nothing but a regular file is ever
  * opened: a device, FIFO or socket beneath $ORIGIN gets ENODATA without being
- * touched. The last component is first looked at with statx(2) from its
- * (confined) directory, and opened only if it is a regular file on the same
- * mount. procfs, sysfs and cgroupfs cannot hold devices, FIFOs or sockets, so
- * there the file is opened directly, saving the statx: on them, opening is
- * what tells a directory (EISDIR on read) or a symlink (ELOOP) apart.
+ * touched. The last component is pinned with an O_PATH descriptor from its
+ * (confined) directory, and reopened for reading only if that inode is a
+ * regular file. procfs, sysfs and cgroupfs cannot hold devices, FIFOs or
+ * sockets, so there the file is opened directly, saving the O_PATH step: on
+ * them, opening is what tells a directory (EISDIR on read) or a symlink
+ * (ELOOP) apart.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,34 +77,39 @@ static int gv_data_readlink(int dfd, const char *name, struct gv_out *out)
 	return err;
 }
 
-/* data: with an empty SUBPATH is $ORIGIN itself. */
-static int gv_data_origin(struct gv_ctx *ctx, struct gv_out *out)
+/*
+ * The object the O_PATH descriptor @fd refers to (an O_PATH open opens
+ * nothing: no FIFO wakes up, no driver is called): a symlink's target, a
+ * regular file's contents, else ENODATA. Deciding on the pinned inode
+ * rather than on a name is what keeps a FIFO or a device that a rename
+ * swaps in under a file's name from ever being opened.
+ */
+static int gv_data_object(int fd, struct gv_out *out)
 {
 	struct statx stx;
-	int fd;
+	int rfd;
 
-	if (statx(ctx->origin, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-		  STATX_TYPE, &stx))
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+		  &stx))
 		return -errno;
 	if (S_ISLNK(stx.stx_mode))
-		return gv_data_readlink(ctx->origin, "", out);
+		return gv_data_readlink(fd, "", out);
 	if (!S_ISREG(stx.stx_mode))
 		return -ENODATA;
-	fd = gv_reopen(ctx->origin, GV_DATA_OPEN & ~O_NOFOLLOW);
-	return fd < 0 ? fd : gv_data_read(fd, out);
+	rfd = gv_reopen(fd, GV_DATA_OPEN & ~O_NOFOLLOW);
+	return rfd < 0 ? rfd : gv_data_read(rfd, out);
 }
 
 static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		       struct gv_out *out)
 {
 	const char *sub = req->arg, *base;
-	struct statx stx;
-	int dfd, fd, mnt;
+	int dfd, fd, err;
 
 	if (!gv_subpath_valid(sub))
 		return -EINVAL;
-	if (!*sub)
-		return gv_data_origin(ctx, out);
+	if (!*sub)	/* $ORIGIN itself */
+		return gv_data_object(ctx->origin, out);
 
 	if (gv_no_special_files(ctx)) {
 		fd = gv_open_beneath(ctx->origin, sub, GV_DATA_OPEN);
@@ -122,20 +128,13 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 	dfd = gv_lookup_parent(ctx, sub, &base);
 	if (dfd < 0)
 		return dfd;
-	if (statx(dfd, base, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  STATX_TYPE | STATX_MNT_ID, &stx))
-		return -errno;
-	mnt = gv_parent_mnt_id(ctx, dfd);
-	if (mnt < 0)
-		return mnt;
-	if (stx.stx_mnt_id != (uint64_t)mnt)
-		return -EXDEV;
-	if (S_ISLNK(stx.stx_mode))
-		return gv_data_readlink(dfd, base, out);
-	if (!S_ISREG(stx.stx_mode))
-		return -ENODATA;
-	fd = gv_open_beneath(dfd, base, GV_DATA_OPEN);
-	return fd < 0 ? fd : gv_data_read(fd, out);
+	/* RESOLVE_NO_XDEV: a mount point as the last component is EXDEV */
+	fd = gv_open_beneath(dfd, base, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	err = gv_data_object(fd, out);
+	close(fd);
+	return err;
 }
 
 static int gv_data_list(struct gv_ctx *ctx, const struct gv_req *req,

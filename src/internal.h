@@ -183,7 +183,6 @@ struct gv_ctx {
 	/* lookup.c: the directory of the previous SUBPATH */
 	int dir_fd;
 	char *dir_path;
-	int dir_mnt_id;		/* -1 until needed */
 
 	/* stat.c: the statx of the previous object */
 	struct gv_stat_cache *stat;
@@ -211,7 +210,6 @@ int gv_walk(struct gv_ctx *ctx, struct name_val *vec, size_t num,
 /* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
 bool gv_subpath_valid(const char *sub);
 int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
-int gv_parent_mnt_id(struct gv_ctx *ctx, int parent);
 int gv_open_beneath(int dfd, const char *path, int oflags);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
 int gv_reopen(int fd, int oflags);

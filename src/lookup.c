@@ -100,22 +100,7 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
 	gv_lookup_release(ctx);
 	ctx->dir_fd = fd;
 	ctx->dir_path = dir;
-	ctx->dir_mnt_id = -1;
 	return fd;
-}
-
-/* The mount ID of @parent (from gv_lookup_parent), to spot mount points. */
-int gv_parent_mnt_id(struct gv_ctx *ctx, int parent)
-{
-	struct statx stx;
-
-	if (parent == ctx->dir_fd && ctx->dir_mnt_id >= 0)
-		return ctx->dir_mnt_id;
-	if (statx(parent, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx))
-		return -errno;
-	if (parent == ctx->dir_fd)
-		ctx->dir_mnt_id = (int)stx.stx_mnt_id;
-	return (int)stx.stx_mnt_id;
 }
 
 void gv_lookup_release(struct gv_ctx *ctx)

@@ -56,6 +56,21 @@ bool tap_ok(bool cond, const char *fmt, ...)
 	return cond;
 }
 
+bool tap_todo(bool cond, const char *reason, const char *fmt, ...)
+{
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	tap_count++;
+	printf("%sok %d - %s # TODO %s\n", cond ? "" : "not ", tap_count, name,
+	       reason);
+	fflush(stdout);
+	return cond;
+}
+
 void tap_skip(int n, const char *fmt, ...)
 {
 	char reason[512];

@@ -19,6 +19,12 @@ bool tap_ok(bool cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tap_skip(int n, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A check of something not implemented yet (@reason says what): reported,
+ * but its failure does not fail the program (TAP "# TODO").
+ */
+bool tap_todo(bool cond, const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void tap_bail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
