@@ -677,6 +677,111 @@ static void test_lists(void)
 	sb_free(&items);
 }
 
+/* Octal escapes of mountinfo (\040) undone in place. */
+static void unescape_mountinfo(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = 0;
+}
+
+/* Mount point and type of mount @id, from /proc/self/mountinfo. */
+static bool mountinfo_of(unsigned int id, char *mp, char *type, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *sep;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		tap_bail("/proc/self/mountinfo: %s", strerror(errno));
+	while (!found && getline(&line, &cap, f) > 0) {
+		unsigned int mid;
+		char m[4096], t[256];
+
+		if (sscanf(line, "%u %*u %*s %*s %4095s", &mid, m) != 2 ||
+		    mid != id || !(sep = strstr(line, " - ")) ||
+		    sscanf(sep + 3, "%255s", t) != 1)
+			continue;
+		unescape_mountinfo(m);
+		unescape_mountinfo(t);
+		snprintf(mp, size, "%s", m);
+		snprintf(type, size, "%s", t);
+		found = true;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* The mount groups: names expanded with their ID, lists by name shape. */
+static void test_mounts(void)
+{
+	static const char *const mnt_fields[] = {
+		"id", "parentid", "root", "mountpoint", "options", "shared",
+		"master", "propagate_from", "unbindable", "dev", "fstype",
+		"source", "superopts", NULL
+	};
+	struct sb want = { 0 }, items = { 0 };
+	char id[16], ns[32], mp[4096], type[4096], item[32];
+	struct statx stx;
+	struct run r;
+
+	if (statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID)) {
+		tap_skip(4, "kernel without STATX_MNT_ID");
+		return;
+	}
+	if (!mountinfo_of((unsigned int)stx.stx_mnt_id, mp, type, sizeof(mp)))
+		tap_bail("mount %llu of %s not in mountinfo",
+			 (unsigned long long)stx.stx_mnt_id, dir);
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)stx.stx_mnt_id);
+	snprintf(ns, sizeof(ns), "mntns:%s", id);
+
+	sb_items(&items, mnt_fields);
+	text_list(&want, "mnt", &items);
+	sb_printf(&want, "mnt:id=%s\nmnt:fstype=", id);
+	sb_escaped(&want, type, strlen(type));
+	sb_add(&want, "\n", 1);
+	text_list(&want, ns, &items);
+	sb_printf(&want, "%s:mountpoint=", ns);
+	sb_escaped(&want, mp, strlen(mp));
+	sb_printf(&want, "\n%s:fstype=", ns);
+	sb_escaped(&want, type, strlen(type));
+	sb_printf(&want, "\n%s:mountpoint=", ns);
+	sb_escaped(&want, mp, strlen(mp));
+	sb_add(&want, "\n", 1);
+	sb_free(&items);
+	{
+		char nsfield[48];
+
+		snprintf(nsfield, sizeof(nsfield), "%s:fstype", ns);
+		run_tool(&r, NULL, dir, "mnt", "mnt:id", ":fstype", ns,
+			 ":mountpoint", nsfield, ":mountpoint", NULL);
+	}
+	expect(&r, 0, &want, "", "mnt and mntns:ID: lists, values, and the "
+	       "shorthand keeping the ID, against mountinfo");
+	run_free(&r);
+	sb_free(&want);
+
+	run_tool(&r, NULL, dir, "mntns", NULL);
+	snprintf(item, sizeof(item), "\n  %s\n", id);
+	tap_ok(r.status == 0 && !strncmp(r.out.p, "mntns=\n  ", 9) &&
+	       strstr(r.out.p, item),
+	       "mntns: a list of IDs, %s among them", id);
+	run_free(&r);
+}
+
 static void test_exit_status(void)
 {
 	char longname[300];
@@ -697,14 +802,16 @@ static void test_exit_status(void)
 	       "shorthand after \"\" is EINVAL; errors show expanded names");
 	run_free(&r);
 
+	/* mount IDs never exceed INT_MAX; 2^32 is not even an ID */
 	run_tool(&r, NULL, dir, "mntns:4294967296:root", ":options",
-		 "mntns:1", ":dev", NULL);
+		 "mntns:4294967295", ":dev", NULL);
 	expect(&r, 1, &empty,
 	       "getvalues: mntns:4294967296:root: No such file or directory\n"
 	       "getvalues: mntns:4294967296:options: No such file or "
 	       "directory\n"
-	       "getvalues: mntns:1: No such file or directory\n"
-	       "getvalues: mntns:1:dev: No such file or directory\n",
+	       "getvalues: mntns:4294967295: No such file or directory\n"
+	       "getvalues: mntns:4294967295:dev: No such file or "
+	       "directory\n",
 	       "mntns:ID: keeps the ID for the shorthand");
 	run_free(&r);
 
@@ -1153,6 +1260,7 @@ int main(void)
 	test_text();
 	test_escaping();
 	test_lists();
+	test_mounts();
 	test_exit_status();
 	test_json();
 	test_raw();
