@@ -774,11 +774,16 @@ static void test_mounts(void)
 	run_free(&r);
 	sb_free(&want);
 
-	run_tool(&r, NULL, dir, "mntns", NULL);
-	snprintf(item, sizeof(item), "\n  %s\n", id);
-	tap_ok(r.status == 0 && !strncmp(r.out.p, "mntns=\n  ", 9) &&
-	       strstr(r.out.p, item),
-	       "mntns: a list of IDs, %s among them", id);
+	/* a lone mntns in text is the mount table: see tool_mounts.c */
+	run_tool(&r, NULL, "-0", dir, "mntns", NULL);
+	item[0] = 0;
+	snprintf(item + 1, sizeof(item) - 1, "%s", id);
+	tap_ok(r.status == 0 && r.out.len > 2 && r.out.p[0] >= '1' &&
+	       r.out.p[0] <= '9' && !r.out.p[r.out.len - 1] &&
+	       !r.out.p[r.out.len - 2] &&
+	       (!strncmp(r.out.p, item + 1, strlen(id) + 1) ||
+		memmem(r.out.p, r.out.len, item, strlen(id) + 2)),
+	       "-0 mntns: the list of IDs, %s among them", id);
 	run_free(&r);
 }
 
