@@ -457,6 +457,29 @@ static void take_results(struct entry *e, const struct name_val *vec,
 }
 
 /*
+ * The next buffer size after @got of @todo entries fitted in @size bytes:
+ * twice as much, or all @todo at the rate of those that fitted and a
+ * quarter more, whichever is larger (so a long table costs one more call,
+ * not five); at most @limit.
+ */
+static size_t grown_size(size_t size, size_t got, size_t todo, size_t limit)
+{
+	size_t want = size > limit / 2 ? limit : size * 2;
+
+	if (got && size / got < limit / todo) {
+		size_t rate = size / got * todo;
+
+		if (rate > limit - rate / 4)
+			rate = limit;
+		else
+			rate += rate / 4;
+		if (rate > want)
+			want = rate;
+	}
+	return want;
+}
+
+/*
  * Fetch every entry with one getvalues() call, into a buffer of @size bytes
  * at first. On EOVERFLOW the whole call is made again with a buffer twice
  * as large, up to cmd->max_size. Only if
@@ -509,8 +532,7 @@ static int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
 		}
 		if (size < cmd->max_size) {
 			/* grow and redo the whole call */
-			size = size > cmd->max_size / 2 ? cmd->max_size :
-							  size * 2;
+			size = grown_size(size, got, todo, cmd->max_size);
 			free(bs->b[--bs->n]);
 			buf = NULL;
 			continue;
