@@ -3,12 +3,16 @@
  * getvalues.c - the getvalues command: print named values about one file,
  * fetched with a single getvalues(3) call, as text, JSON or raw bytes.
  *
- * Layout, so that new modes (a mount table, say) slot in beside "values":
- * an option table that also writes the help text; a struct gv_cmd holding
- * what the options chose; one fetch function that owns the buffer policy;
- * and output formatters as small ops tables (text, JSON, raw) that only see
- * finished entries.
+ * Two modes: "values" prints the names given; "mounts" (--mounts, or a lone
+ * mnt or mntns in text output) prints a findmnt(8)-like table of mounts,
+ * fetched with two calls however many mounts there are.
+ *
+ * Layout: an option table that also writes the help text; a struct gv_cmd
+ * holding what the options chose; one fetch function that owns the buffer
+ * policy; and output formatters as small ops tables (text, JSON, raw) that
+ * only see finished entries.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <wchar.h>
 #include <wctype.h>
 
@@ -47,6 +52,44 @@
 /* ------------------------------------------------------------------ */
 /* What the command line asked for                                     */
 
+/*
+ * A column of the mount table: one field of the mnt group, under its own
+ * name or under the name findmnt(8) gives the very same value. The name,
+ * in upper case, heads the column; in lower case it is the JSON key.
+ */
+struct mnt_column {
+	const char *name;
+	const char *field;
+	bool number;		/* right-aligned; a JSON number */
+};
+
+static const struct mnt_column mnt_columns[] = {
+	{ .name = "id",			.field = "id",		.number = true },
+	{ .name = "parentid",		.field = "parentid",	.number = true },
+	{ .name = "root",		.field = "root" },
+	{ .name = "mountpoint",		.field = "mountpoint" },
+	{ .name = "options",		.field = "options" },
+	{ .name = "shared",		.field = "shared",	.number = true },
+	{ .name = "master",		.field = "master",	.number = true },
+	{ .name = "propagate_from",	.field = "propagate_from",
+					.number = true },
+	{ .name = "unbindable",		.field = "unbindable" },
+	{ .name = "dev",		.field = "dev" },
+	{ .name = "fstype",		.field = "fstype" },
+	{ .name = "source",		.field = "source" },
+	{ .name = "superopts",		.field = "superopts" },
+	/* findmnt's names; its OPTIONS also holds the super-block's */
+	{ .name = "target",		.field = "mountpoint" },
+	{ .name = "parent",		.field = "parentid",	.number = true },
+	{ .name = "fsroot",		.field = "root" },
+	{ .name = "maj:min",		.field = "dev" },
+	{ .name = "vfs-options",	.field = "options" },
+	{ .name = "fs-options",		.field = "superopts" },
+};
+
+#define NMNT_COLUMNS		(sizeof(mnt_columns) / sizeof(mnt_columns[0]))
+#define MNT_COLUMNS_DEFAULT	"target,source,fstype,options"
+
 struct gv_cmd {
 	const struct formatter *fmt;
 	int dfd;			/* AT_FDCWD, or --fd N */
@@ -57,6 +100,11 @@ struct gv_cmd {
 	size_t max_size;		/* buffer limit */
 	char **names;
 	size_t nnames;
+	bool mounts;			/* the mount table */
+	bool all_mounts;		/* every mount, not $ORIGIN's */
+	bool noheadings;
+	const struct mnt_column *cols[NMNT_COLUMNS];
+	size_t ncols;
 };
 
 /* One requested name and what came back for it. */
@@ -70,13 +118,32 @@ struct entry {
 	size_t len;
 };
 
-/* An output format: called once before, once per entry, once after. */
+/*
+ * The mount table: the fields of every mount, nfields cells per mount, and
+ * which mounts are shown. Column c shows field fidx[c].
+ */
+struct mtable {
+	const char *fields[NMNT_COLUMNS];
+	size_t nfields;
+	size_t fidx[NMNT_COLUMNS];
+	struct entry *cells;
+	size_t nmounts;
+	size_t *rows;
+	size_t nrows;
+};
+
+/*
+ * An output format: for values, called once before, once per entry, once
+ * after; for the mount table, once.
+ */
 struct formatter {
 	const char *name;
 	void (*begin)(FILE *f);
 	void (*entry)(FILE *f, const struct gv_cmd *cmd, const struct entry *e,
 		      size_t index);
 	void (*end)(FILE *f);
+	void (*table)(FILE *f, const struct gv_cmd *cmd,
+		      const struct mtable *t);
 };
 
 static void __attribute__((format(printf, 1, 2))) warnx(const char *fmt, ...)
@@ -96,14 +163,16 @@ static void __attribute__((format(printf, 1, 2))) warnx(const char *fmt, ...)
 /*
  * Write @s for a terminal or a line-based reader: printable characters of
  * the locale as they are, everything else C-style (\n, \t, \\, \x01). Every
- * line of the text output is therefore exactly one value or item.
+ * line of the text output is therefore exactly one value or item. Returns
+ * the width on a terminal, in columns; with a NULL @f only counts it, so
+ * that the mount table can line its columns up.
  */
-static void put_escaped(FILE *f, const char *s, size_t n)
+static size_t put_escaped(FILE *f, const char *s, size_t n)
 {
 	static const char named[] = "\a\b\t\n\v\f\r";
 	static const char letter[] = "abtnvfr";
+	size_t i = 0, width = 0;
 	mbstate_t st;
-	size_t i = 0;
 
 	memset(&st, 0, sizeof(st));
 	while (i < n) {
@@ -111,36 +180,49 @@ static void put_escaped(FILE *f, const char *s, size_t n)
 		const char *p;
 
 		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			putc(c, f);
+			if (f)
+				putc(c, f);
+			width++;
 			i++;
 			continue;
 		}
 		if (c == '\\') {
-			fputs("\\\\", f);
+			if (f)
+				fputs("\\\\", f);
+			width += 2;
 			i++;
 			continue;
 		}
 		if (c && (p = memchr(named, c, sizeof(named) - 1))) {
-			putc('\\', f);
-			putc(letter[p - named], f);
+			if (f) {
+				putc('\\', f);
+				putc(letter[p - named], f);
+			}
+			width += 2;
 			i++;
 			continue;
 		}
 		if (c >= 0x80 && MB_CUR_MAX > 1) {
 			wchar_t wc;
 			size_t k = mbrtowc(&wc, s + i, n - i, &st);
+			int w;
 
 			if (k != (size_t)-1 && k != (size_t)-2 && k > 0 &&
-			    iswprint(wc)) {
-				fwrite(s + i, 1, k, f);
+			    iswprint(wc) && (w = wcwidth(wc)) >= 0) {
+				if (f)
+					fwrite(s + i, 1, k, f);
+				width += w;
 				i += k;
 				continue;
 			}
 			memset(&st, 0, sizeof(st));
 		}
-		fprintf(f, "\\x%02x", c);
+		if (f)
+			fprintf(f, "\\x%02x", c);
+		width += 4;
 		i++;
 	}
+	return width;
 }
 
 /* Well-formed UTF-8 as RFC 3629 defines it: no overlongs, no surrogates. */
@@ -375,16 +457,39 @@ static void take_results(struct entry *e, const struct name_val *vec,
 }
 
 /*
- * Fetch every entry with one getvalues() call. On EOVERFLOW the whole call
- * is made again with a buffer twice as large, up to cmd->max_size. Only if
+ * The next buffer size after @got of @todo entries fitted in @size bytes:
+ * twice as much, or all @todo at the rate of those that fitted and a
+ * quarter more, whichever is larger (so a long table costs one more call,
+ * not five); at most @limit.
+ */
+static size_t grown_size(size_t size, size_t got, size_t todo, size_t limit)
+{
+	size_t want = size > limit / 2 ? limit : size * 2;
+
+	if (got && size / got < limit / todo) {
+		size_t rate = size / got * todo;
+
+		if (rate > limit - rate / 4)
+			rate = limit;
+		else
+			rate += rate / 4;
+		if (rate > want)
+			want = rate;
+	}
+	return want;
+}
+
+/*
+ * Fetch every entry with one getvalues() call, into a buffer of @size bytes
+ * at first. On EOVERFLOW the whole call is made again with a buffer twice
+ * as large, up to cmd->max_size. Only if
  * a value does not fit even then does that entry fail (too_big); the call
  * then goes on from the next entry, in a fresh buffer, so that one huge
  * value does not hide the others. Returns 0, or -errno of a failed call.
  */
 static int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
-			struct buffers *bs)
+			struct buffers *bs, size_t size)
 {
-	size_t size = cmd->max_size < BUF_INITIAL ? cmd->max_size : BUF_INITIAL;
 	struct name_val *vec = calloc(n, sizeof(*vec));
 	size_t start = 0;
 	char *buf = NULL;
@@ -392,6 +497,8 @@ static int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
 
 	if (!vec)
 		return -ENOMEM;
+	if (size > cmd->max_size)
+		size = cmd->max_size;
 	while (start < n) {
 		size_t todo = n - start;
 		int got;
@@ -425,8 +532,7 @@ static int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
 		}
 		if (size < cmd->max_size) {
 			/* grow and redo the whole call */
-			size = size > cmd->max_size / 2 ? cmd->max_size :
-							  size * 2;
+			size = grown_size(size, got, todo, cmd->max_size);
 			free(bs->b[--bs->n]);
 			buf = NULL;
 			continue;
@@ -601,14 +707,140 @@ static void json_end(FILE *f)
 	fputs("\n  ]\n}\n", f);
 }
 
+/* The mount table's cell for shown row @row, column @col. */
+static const struct entry *mtable_cell(const struct mtable *t, size_t row,
+				       size_t col)
+{
+	return &t->cells[t->rows[row] * t->nfields + t->fidx[col]];
+}
+
+/*
+ * One cell of the text table, padded to @colw columns: numbers to the
+ * right, the rest to the left; the last cell of a line is not padded.
+ */
+static void put_cell(FILE *f, const char *s, size_t n, size_t colw,
+		     bool right, bool last)
+{
+	size_t w = put_escaped(NULL, s, n);
+
+	if (right)
+		fprintf(f, "%*s", (int)(colw - w), "");
+	put_escaped(f, s, n);
+	if (last) {
+		putc('\n', f);
+		return;
+	}
+	if (!right)
+		fprintf(f, "%*s", (int)(colw - w), "");
+	putc(' ', f);
+}
+
+/* Text: a header, then one line per mount, columns lined up. */
+static void text_table(FILE *f, const struct gv_cmd *cmd,
+		       const struct mtable *t)
+{
+	size_t width[NMNT_COLUMNS];
+
+	for (size_t c = 0; c < cmd->ncols; c++) {
+		width[c] = cmd->noheadings ? 0 : strlen(cmd->cols[c]->name);
+		for (size_t r = 0; r < t->nrows; r++) {
+			const struct entry *e = mtable_cell(t, r, c);
+			size_t w = put_escaped(NULL, e->val, e->len);
+
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	if (!cmd->noheadings) {
+		for (size_t c = 0; c < cmd->ncols; c++) {
+			char head[32];
+			size_t n = strlen(cmd->cols[c]->name);
+
+			for (size_t i = 0; i <= n; i++)
+				head[i] = (char)toupper(
+					(unsigned char)cmd->cols[c]->name[i]);
+			put_cell(f, head, n, width[c], cmd->cols[c]->number,
+				 c + 1 == cmd->ncols);
+		}
+	}
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < cmd->ncols; c++) {
+			const struct entry *e = mtable_cell(t, r, c);
+
+			put_cell(f, e->val, e->len, width[c],
+				 cmd->cols[c]->number, c + 1 == cmd->ncols);
+		}
+}
+
+/* Raw: every cell as its bytes and a NUL, row after row, no header. */
+static void raw_table(FILE *f, const struct gv_cmd *cmd,
+		      const struct mtable *t)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < cmd->ncols; c++) {
+			const struct entry *e = mtable_cell(t, r, c);
+
+			if (e->len)
+				fwrite(e->val, 1, e->len, f);
+			putc(0, f);
+		}
+}
+
+/* Whether @s is a number as JSON writes it: no sign, no leading zero. */
+static bool json_number(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return n == 1 || (n > 1 && s[0] != '0');
+}
+
+/*
+ * JSON as findmnt -J -l gives it: {"filesystems": [{"target": ...}, ...]},
+ * numbers as numbers, an empty or failed value as null. A value that is
+ * not UTF-8 is in base64, and "KEY_encoding": "base64" follows it.
+ */
+static void json_table(FILE *f, const struct gv_cmd *cmd,
+		       const struct mtable *t)
+{
+	fputs("{\n  \"filesystems\": [", f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs(r ? ",\n    {" : "\n    {", f);
+		for (size_t c = 0; c < cmd->ncols; c++) {
+			const struct mnt_column *col = cmd->cols[c];
+			const struct entry *e = mtable_cell(t, r, c);
+
+			if (c)
+				fputs(", ", f);
+			put_json_string(f, col->name, strlen(col->name));
+			fputs(": ", f);
+			if (!e->len) {
+				fputs("null", f);
+			} else if (col->number && json_number(e->val, e->len)) {
+				fwrite(e->val, 1, e->len, f);
+			} else if (utf8_valid(e->val, e->len)) {
+				put_json_string(f, e->val, e->len);
+			} else {
+				put_json_base64(f, e->val, e->len);
+				fprintf(f, ", \"%s_encoding\": \"base64\"",
+					col->name);
+			}
+		}
+		putc('}', f);
+	}
+	fputs(t->nrows ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
 static const struct formatter fmt_text = {
 	.name = "text",
 	.entry = text_entry,
+	.table = text_table,
 };
 
 static const struct formatter fmt_raw = {
 	.name = "raw",
 	.entry = raw_entry,
+	.table = raw_table,
 };
 
 static const struct formatter fmt_json = {
@@ -616,6 +848,7 @@ static const struct formatter fmt_json = {
 	.begin = json_begin,
 	.entry = json_entry,
 	.end = json_end,
+	.table = json_table,
 };
 
 /* ------------------------------------------------------------------ */
@@ -655,7 +888,7 @@ static int run_values(const struct gv_cmd *cmd)
 	}
 	ret = expand_names(e, cmd->names, cmd->nnames);
 	if (!ret)
-		ret = fetch_values(cmd, e, cmd->nnames, &bs);
+		ret = fetch_values(cmd, e, cmd->nnames, &bs, BUF_INITIAL);
 	if (ret == -ENOMEM) {
 		warnx("%s", strerror(ENOMEM));
 		status = EXIT_TROUBLE;
@@ -681,6 +914,201 @@ static int run_values(const struct gv_cmd *cmd)
 }
 
 /* ------------------------------------------------------------------ */
+/* The mounts mode                                                     */
+
+/*
+ * A first guess at the bytes the fields of @n entries take, so that the
+ * usual table needs no second try: mount points, sources and options are
+ * mostly well under 64 bytes.
+ */
+#define MNT_BYTES_PER_VALUE	64
+
+/* The distinct fields the columns show, and which column shows which. */
+static void mtable_fields(const struct gv_cmd *cmd, struct mtable *t)
+{
+	for (size_t c = 0; c < cmd->ncols; c++) {
+		const char *field = cmd->cols[c]->field;
+		size_t i;
+
+		for (i = 0; i < t->nfields; i++)
+			if (!strcmp(t->fields[i], field))
+				break;
+		if (i == t->nfields)
+			t->fields[t->nfields++] = field;
+		t->fidx[c] = i;
+	}
+}
+
+/*
+ * The names of every field of every mount: "mntns:ID:FIELD" first, then
+ * ":FIELD" for the other fields of that mount, so one call fetches the
+ * whole table; "mnt:FIELD" and the same shorthand for $ORIGIN's mount.
+ * @ids holds @nids list items (decimal IDs), or is NULL for $ORIGIN's.
+ */
+static char **mount_names(const struct mtable *t, const struct entry *ids,
+			  size_t nids, char ***shortp)
+{
+	char **names = calloc(nids * t->nfields, sizeof(*names));
+	char **shorts = calloc(t->nfields, sizeof(*shorts));
+	const char *item = NULL;
+	size_t pos = 0, ilen = 0;
+
+	*shortp = shorts;
+	if (!names || !shorts) {
+		free(names);
+		return NULL;
+	}
+	for (size_t f = 0; f < t->nfields; f++)
+		if (asprintf(&shorts[f], ":%s", t->fields[f]) < 0) {
+			shorts[f] = NULL;
+			goto fail;
+		}
+	for (size_t m = 0; m < nids; m++) {
+		char **row = names + m * t->nfields;
+		int n;
+
+		if (ids && !next_item(ids, &pos, &item, &ilen))
+			goto fail;
+		if (ids)
+			n = asprintf(&row[0], "mntns:%.*s:%s", (int)ilen, item,
+				     t->fields[0]);
+		else
+			n = asprintf(&row[0], "mnt:%s", t->fields[0]);
+		if (n < 0) {
+			row[0] = NULL;
+			goto fail;
+		}
+		for (size_t f = 1; f < t->nfields; f++)
+			row[f] = shorts[f];
+	}
+	return names;
+fail:
+	for (size_t m = 0; m < nids; m++)
+		free(names[m * t->nfields]);
+	free(names);
+	return NULL;
+}
+
+static void mount_names_free(const struct mtable *t, char **names,
+			     char **shorts, size_t nids)
+{
+	for (size_t m = 0; names && m < nids; m++)
+		free(names[m * t->nfields]);
+	free(names);
+	for (size_t f = 0; shorts && f < t->nfields; f++)
+		free(shorts[f]);
+	free(shorts);
+}
+
+/*
+ * Which mounts to show, reporting failed cells. A mount whose fields are
+ * ENOENT was unmounted between the listing and the second call: it is
+ * left out without a word, as if the listing had come a moment later. A
+ * mount none of whose fields could be read is left out too.
+ */
+static int mtable_rows(const struct gv_cmd *cmd, struct mtable *t)
+{
+	int status = EXIT_ALL_OK;
+
+	t->rows = calloc(t->nmounts ? t->nmounts : 1, sizeof(*t->rows));
+	if (!t->rows)
+		return -ENOMEM;
+	for (size_t m = 0; m < t->nmounts; m++) {
+		const struct entry *c = &t->cells[m * t->nfields];
+		bool gone = false, some = false;
+
+		for (size_t f = 0; f < t->nfields; f++) {
+			gone |= cmd->all_mounts && c[f].err == ENOENT;
+			some |= !c[f].err;
+		}
+		if (gone)
+			continue;
+		for (size_t f = 0; f < t->nfields; f++)
+			if (c[f].err) {
+				report_error(cmd, &c[f]);
+				status = EXIT_SOME_FAILED;
+			}
+		if (some)
+			t->rows[t->nrows++] = m;
+	}
+	return status;
+}
+
+/*
+ * The mount table: with all_mounts, one call for the list of mount IDs
+ * ("mntns") and one for the fields of all of them; else one call for the
+ * fields of $ORIGIN's mount.
+ */
+static int run_mounts(const struct gv_cmd *cmd)
+{
+	char lname[] = "mntns";
+	struct entry list = { .written = lname, .shown = lname, .list = true };
+	struct buffers lbs = { 0 }, bs = { 0 };
+	char **names = NULL, **shorts = NULL;
+	struct mtable t = { 0 };
+	int ret = 0, status = EXIT_ALL_OK;
+	size_t n = 0, pos = 0, ilen;
+	const char *item;
+
+	mtable_fields(cmd, &t);
+	t.nmounts = 1;
+	if (cmd->all_mounts) {
+		ret = fetch_values(cmd, &list, 1, &lbs, BUF_INITIAL);
+		if (ret)
+			goto out;
+		if (list.err) {
+			report_error(cmd, &list);
+			status = EXIT_SOME_FAILED;
+			goto out;
+		}
+		for (t.nmounts = 0; next_item(&list, &pos, &item, &ilen);)
+			t.nmounts++;
+	}
+	n = t.nmounts * t.nfields;
+	if (n) {
+		names = mount_names(&t, cmd->all_mounts ? &list : NULL,
+				    t.nmounts, &shorts);
+		t.cells = calloc(n, sizeof(*t.cells));
+		if (!names || !t.cells) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = expand_names(t.cells, names, n);
+		if (!ret)
+			ret = fetch_values(cmd, t.cells, n, &bs,
+					   n * MNT_BYTES_PER_VALUE > BUF_INITIAL ?
+					   n * MNT_BYTES_PER_VALUE :
+					   BUF_INITIAL);
+		if (ret)
+			goto out;
+	}
+	ret = mtable_rows(cmd, &t);
+	if (ret < 0)
+		goto out;
+	status = ret;
+	ret = 0;
+	/* as for values: what failed prints nothing, not an empty table */
+	if (t.nrows || status == EXIT_ALL_OK)
+		cmd->fmt->table(stdout, cmd, &t);
+out:
+	if (ret == -ENOMEM) {
+		warnx("%s", strerror(ENOMEM));
+		status = EXIT_TROUBLE;
+	} else if (ret) {
+		report_call_error(cmd, -ret);
+		status = EXIT_TROUBLE;
+	}
+	for (size_t i = 0; t.cells && i < n; i++)
+		free(t.cells[i].shown);
+	free(t.cells);
+	free(t.rows);
+	mount_names_free(&t, names, shorts, t.nmounts);
+	buffers_free(&lbs);
+	buffers_free(&bs);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
 /* Command line                                                        */
 
 enum {
@@ -700,6 +1128,12 @@ static const struct cmd_option {
 	  "print JSON: {\"values\": [{\"name\": ..., \"value\": ...}]}" },
 	{ { "raw", no_argument, NULL, '0' }, '0', NULL,
 	  "print the values only, each ended by a NUL byte" },
+	{ { "mounts", no_argument, NULL, 'm' }, 'm', NULL,
+	  "a table of every mount, or of the mount PATH is on" },
+	{ { "output", required_argument, NULL, 'o' }, 'o', "LIST",
+	  "the table's columns (+LIST: the default ones and LIST)" },
+	{ { "noheadings", no_argument, NULL, 'n' }, 'n', NULL,
+	  "no header line in the table" },
 	{ { "no-follow", no_argument, NULL, 'L' }, 'L', NULL,
 	  "if PATH is a symbolic link, describe the link itself" },
 	{ { "empty-path", no_argument, NULL, 'E' }, 'E', NULL,
@@ -724,11 +1158,13 @@ static void usage(FILE *f)
 {
 	fputs("Usage: " PROG " [OPTIONS] PATH NAME...\n"
 	      "       " PROG " [OPTIONS] -E [--fd N] NAME...\n"
+	      "       " PROG " [OPTIONS] --mounts [PATH]\n"
 	      "Print named values about PATH, fetched with one getvalues(3) "
 	      "call.\n"
 	      "NAME is GROUP:FIELD (stat:size, data:SUBPATH, xattr:NAME, "
 	      "mnt:source...),\nGROUP or \"\" for a list, :REST for the "
-	      "previous entry's prefix.\n\nOptions:\n", f);
+	      "previous entry's prefix.\nIn text, a lone NAME mntns is "
+	      "--mounts, a lone mnt is --mounts PATH.\n\nOptions:\n", f);
 	for (size_t i = 0; i < NOPTIONS; i++) {
 		const struct cmd_option *o = &options[i];
 		char left[40];
@@ -743,6 +1179,19 @@ static void usage(FILE *f)
 				 o->arg ? o->arg : "");
 		fprintf(f, "  %-22s %s\n", left, o->help);
 	}
+	fputs("\nColumns of --mounts (default " MNT_COLUMNS_DEFAULT "):\n ",
+	      f);
+	for (size_t i = 0, col = 1; i < NMNT_COLUMNS; i++) {
+		size_t len = strlen(mnt_columns[i].name) + 1;
+
+		if (col + len > 78) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		fprintf(f, " %s", mnt_columns[i].name);
+		col += len;
+	}
+	fputs("\n", f);
 	fputs("\nExit status: 0 all values fetched, 1 some failed, "
 	      "2 trouble.\nSee getvalues(1) and getvalues(3).\n", f);
 }
@@ -802,6 +1251,55 @@ static bool parse_size(const char *s, size_t *size)
 	return true;
 }
 
+static const struct mnt_column *find_column(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NMNT_COLUMNS; i++)
+		if (strlen(mnt_columns[i].name) == len &&
+		    !strncasecmp(mnt_columns[i].name, name, len))
+			return &mnt_columns[i];
+	return NULL;
+}
+
+/* Append the comma-separated columns of @list; -1, or a usage error. */
+static int add_columns(struct gv_cmd *cmd, const char *list)
+{
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		const struct mnt_column *col = find_column(p, len);
+
+		if (!col)
+			return usage_error("--output: unknown column '%.*s'",
+					   (int)len, p);
+		for (size_t i = 0; i < cmd->ncols; i++)
+			if (cmd->cols[i] == col)
+				return usage_error("--output: column '%s' "
+						   "given twice", col->name);
+		cmd->cols[cmd->ncols++] = col;
+		p += len;
+		if (!*p)
+			return -1;
+	}
+}
+
+/* --output=LIST, or +LIST for the default columns followed by LIST. */
+static int parse_columns(struct gv_cmd *cmd, const char *list)
+{
+	cmd->ncols = 0;
+	if (*list == '+') {
+		add_columns(cmd, MNT_COLUMNS_DEFAULT);
+		list++;
+	}
+	return add_columns(cmd, list);
+}
+
+/* A lone "mnt" or "mntns" in text is asking for the mount table. */
+static bool names_ask_for_table(const struct gv_cmd *cmd)
+{
+	return cmd->nnames == 1 && cmd->fmt == &fmt_text &&
+	       (!strcmp(cmd->names[0], "mnt") ||
+		!strcmp(cmd->names[0], "mntns"));
+}
+
 static const struct formatter *pick_format(const struct formatter *cur,
 					   const struct formatter *want)
 {
@@ -818,7 +1316,8 @@ static int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 	char shorts[2 * NOPTIONS + 2], *sp = shorts;
 	const struct formatter *fmt = NULL;
 	bool empty_path = false, bad_fmt = false;
-	int c;
+	const char *output = NULL;
+	int c, st;
 
 	*sp++ = '+';	/* names such as ":status" are never options */
 	for (size_t i = 0; i < NOPTIONS; i++) {
@@ -843,6 +1342,15 @@ static int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 		case '0':
 			fmt = pick_format(fmt, &fmt_raw);
 			bad_fmt |= !fmt;
+			break;
+		case 'm':
+			cmd->mounts = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'n':
+			cmd->noheadings = true;
 			break;
 		case 'L':
 			cmd->flags |= AT_SYMLINK_NOFOLLOW;
@@ -893,15 +1401,36 @@ static int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 	if (empty_path) {
 		cmd->flags |= AT_EMPTY_PATH;
 		cmd->path = NULL;
+	} else if (cmd->mounts && optind == argc) {
+		/* any path will do for the list of every mount */
+		cmd->path = "/";
+		cmd->all_mounts = true;
 	} else {
 		if (optind >= argc)
 			return usage_error("no PATH given");
 		cmd->path = argv[optind++];
 	}
-	if (optind >= argc)
-		return usage_error("no NAME given");
-	cmd->names = argv + optind;
-	cmd->nnames = argc - optind;
+	if (cmd->mounts) {
+		if (optind < argc)
+			return usage_error("--mounts takes at most one PATH");
+	} else {
+		if (optind >= argc)
+			return usage_error("no NAME given");
+		cmd->names = argv + optind;
+		cmd->nnames = argc - optind;
+		if (names_ask_for_table(cmd)) {
+			cmd->mounts = true;
+			cmd->all_mounts = !strcmp(cmd->names[0], "mntns");
+		}
+	}
+	if (!cmd->mounts && (output || cmd->noheadings))
+		return usage_error("--output and --noheadings are for the "
+				   "mount table (--mounts)");
+	if (cmd->mounts) {
+		st = parse_columns(cmd, output ? output : MNT_COLUMNS_DEFAULT);
+		if (st >= 0)
+			return st;
+	}
 	return -1;
 }
 
@@ -919,7 +1448,7 @@ int main(int argc, char **argv)
 		warnx("%s", strerror(errno));
 		return EXIT_TROUBLE;
 	}
-	status = run_values(&cmd);
+	status = cmd.mounts ? run_mounts(&cmd) : run_values(&cmd);
 out:
 	if (fflush(stdout) || ferror(stdout)) {
 		warnx("write error: %s", strerror(errno));

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_lib.h - what the tests of the command-line tools share: a growing
+ * byte string, running a program with its output and exit status captured,
+ * one check per stream, and counting the getvalues() calls a run makes.
+ */
+#ifndef GV_TEST_TOOL_LIB_H
+#define GV_TEST_TOOL_LIB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/tap.h"
+#include "lib/util.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The tool under test, found in $GV_BUILD by tool_init(). */
+static char tool[PATH_MAX];
+
+/* ---- a growing byte string ---- */
+
+struct sb {
+	char *p;
+	size_t len, cap;
+};
+
+static inline void sb_add(struct sb *b, const void *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		b->p = realloc(b->p, cap);
+		if (!b->p)
+			tap_bail("out of memory");
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static inline void sb_adds(struct sb *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+static inline void __attribute__((format(printf, 2, 3)))
+sb_printf(struct sb *b, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		tap_bail("out of memory");
+	sb_add(b, s, n);
+	free(s);
+}
+
+static inline void sb_hex(struct sb *b, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		sb_printf(b, "%02x", s[i]);
+}
+
+/* The escaping getvalues(1) documents for the C locale, written anew. */
+static inline void sb_escaped(struct sb *b, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '\a': sb_add(b, "\\a", 2); break;
+		case '\b': sb_add(b, "\\b", 2); break;
+		case '\t': sb_add(b, "\\t", 2); break;
+		case '\n': sb_add(b, "\\n", 2); break;
+		case '\v': sb_add(b, "\\v", 2); break;
+		case '\f': sb_add(b, "\\f", 2); break;
+		case '\r': sb_add(b, "\\r", 2); break;
+		case '\\': sb_add(b, "\\\\", 2); break;
+		default:
+			if (s[i] < 0x20 || s[i] >= 0x7f)
+				sb_printf(b, "\\x%02x", s[i]);
+			else
+				sb_add(b, &s[i], 1);
+		}
+	}
+}
+
+static const struct sb empty __attribute__((unused)) = { .p = "" };
+
+static inline void sb_free(struct sb *b)
+{
+	free(b->p);
+	*b = (struct sb){ 0 };
+}
+
+/* ---- running a program ---- */
+
+struct spawn {
+	const char *locale;		/* LC_ALL; default "C" */
+	const char *cwd;
+	const char *const *env;		/* NAME=VALUE, NULL-terminated */
+	int fd_src, fd_dst;		/* dup2 when fd_dst > 0 */
+	int close_fd;			/* closed in the child when > 0 */
+};
+
+struct run {
+	struct sb out, err;
+	int status;			/* exit status, or 128 + signal */
+	pid_t pid;
+};
+
+static inline void drain(int *fd, struct sb *b)
+{
+	char buf[65536];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n > 0) {
+		sb_add(b, buf, n);
+	} else if (n == 0 || errno != EINTR) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+static inline void child(const struct spawn *sp, int out, int err,
+			 const char *prog, char *const *argv)
+{
+	int null = open("/dev/null", O_RDONLY);
+
+	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
+	    dup2(err, 2) < 0)
+		_exit(126);
+	if (sp->fd_dst > 0) {
+		if (sp->fd_src == sp->fd_dst)
+			fcntl(sp->fd_dst, F_SETFD, 0);
+		else if (dup2(sp->fd_src, sp->fd_dst) < 0)
+			_exit(126);
+	}
+	if (sp->close_fd > 0)
+		close(sp->close_fd);
+	if (sp->cwd && chdir(sp->cwd))
+		_exit(126);
+	/* a hang guard, not a timing check: a stuck tool fails the test */
+	alarm(600);
+	setenv("LC_ALL", sp->locale ? sp->locale : "C", 1);
+	for (const char *const *e = sp->env; e && *e; e++) {
+		char *kv = strdup(*e);
+
+		if (!kv || putenv(kv))
+			_exit(126);
+	}
+	execvp(prog, argv);
+	_exit(127);
+}
+
+static inline void run_argv(struct run *r, const struct spawn *sp,
+			    const char *prog, char *const *argv)
+{
+	static const struct spawn none = { 0 };
+	int po[2], pe[2], st;
+	struct pollfd pfd[2];
+
+	*r = (struct run){ .status = -1 };
+	sb_add(&r->out, "", 0);
+	sb_add(&r->err, "", 0);
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
+		tap_bail("pipe: %s", strerror(errno));
+	fflush(stdout);
+	r->pid = fork();
+	if (r->pid < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (r->pid == 0)
+		child(sp ? sp : &none, po[1], pe[1], prog, argv);
+	close(po[1]);
+	close(pe[1]);
+	pfd[0] = (struct pollfd){ .fd = po[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = pe[0], .events = POLLIN };
+	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			tap_bail("poll: %s", strerror(errno));
+		}
+		if (pfd[0].revents)
+			drain(&pfd[0].fd, &r->out);
+		if (pfd[1].revents)
+			drain(&pfd[1].fd, &r->err);
+	}
+	if (waitpid(r->pid, &st, 0) < 0)
+		tap_bail("waitpid: %s", strerror(errno));
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Run the tool with the arguments of the NULL-terminated @args. */
+static inline void run_tool_v(struct run *r, const struct spawn *sp,
+			      const char *const *args)
+{
+	const char *argv[64] = { "getvalues" };
+	size_t n = 1;
+
+	for (; *args; args++) {
+		if (n + 1 == ARRAY_SIZE(argv))
+			tap_bail("too many arguments");
+		argv[n++] = *args;
+	}
+	argv[n] = NULL;
+	run_argv(r, sp, tool, (char *const *)argv);
+}
+
+/* Run the tool with the NULL-terminated arguments that follow. */
+static inline void __attribute__((sentinel))
+run_tool(struct run *r, const struct spawn *sp, ...)
+{
+	const char *args[64];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, sp);
+	while ((args[n] = va_arg(ap, const char *)))
+		if (++n == ARRAY_SIZE(args))
+			tap_bail("too many arguments");
+	va_end(ap);
+	run_tool_v(r, sp, args);
+}
+
+static inline void run_free(struct run *r)
+{
+	sb_free(&r->out);
+	sb_free(&r->err);
+}
+
+/* Exit status, stdout and stderr, each one check. */
+static inline void expect(const struct run *r, int status,
+			  const struct sb *out, const char *err,
+			  const char *what)
+{
+	tap_is_long(r->status, status, "%s: exit status %d", what, status);
+	if (out)
+		tap_is_mem(r->out.p, r->out.len, out->p, out->len,
+			   "%s: standard output", what);
+	if (err)
+		tap_is_mem(r->err.p, r->err.len, err, strlen(err),
+			   "%s: standard error", what);
+}
+
+/*
+ * How many getvalues() calls the tool makes on $ORIGIN @origin, seen from
+ * outside: the sync backend resolves $ORIGIN from the path once per call,
+ * and strace shows the path string; @trace is where strace writes. -1
+ * when strace cannot trace here.
+ */
+static inline int tool_count_calls(const char *origin, const char *trace,
+				   const char *const *args)
+{
+	const char *argv[64] = { "strace", "-f", "-qq", "-e", "trace=%file",
+				 "-e", "signal=none", "-o", NULL, "--", tool,
+				 "--backend=sync" };
+	char quoted[PATH_MAX + 2];
+	struct sb log = { 0 };
+	size_t n = 12;
+	struct run r;
+	int calls = 0;
+
+	argv[8] = trace;
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	run_argv(&r, NULL, "strace", (char *const *)argv);
+	{
+		static char buf[1 << 20];
+		ssize_t got = t_orc_read(AT_FDCWD, trace, buf, sizeof(buf) - 1);
+
+		if (got > 0)
+			sb_add(&log, buf, got);
+	}
+	/* strace exits as the tool did; no execve line: no tracing */
+	if (r.status > 1 || !log.p || !strstr(log.p, "execve(")) {
+		tap_diag("strace: status %d: %s", r.status, r.err.p);
+		calls = -1;
+	}
+	run_free(&r);
+	unlink(trace);
+	snprintf(quoted, sizeof(quoted), "\"%s\"", origin);
+	/* every line naming the path but the execve of the tool */
+	for (char *l = log.p, *nl; calls >= 0 && l && *l; l = nl) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl++ = 0;
+		if (strstr(l, quoted) && !strstr(l, "execve("))
+			calls++;
+	}
+	sb_free(&log);
+	return calls;
+}
+
+/* @name in $GV_BUILD/tools; bail out without it, or without python3. */
+static inline void tool_init(const char *name)
+{
+	const char *build = getenv("GV_BUILD");
+	const char *argv[] = { "python3", "-c", "import json", NULL };
+	struct run r;
+
+	if (!build || !*build)
+		tap_bail("GV_BUILD is not set (run through make check)");
+	snprintf(tool, sizeof(tool), "%s/tools/%s", build, name);
+	if (access(tool, X_OK))
+		tap_bail("%s: %s", tool, strerror(errno));
+	run_argv(&r, NULL, "python3", (char *const *)argv);
+	if (r.status)
+		tap_bail("python3 with its json module is needed "
+			 "(scripts/deps.sh check)");
+	run_free(&r);
+}
+
+#endif /* GV_TEST_TOOL_LIB_H */

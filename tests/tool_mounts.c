@@ -1,0 +1,897 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tool_mounts.c - the mount table of getvalues(1) (--mounts, and a lone mnt
+ * or mntns), over a mount tree built for the purpose in a private mount
+ * namespace: every row and field against /proc/self/mountinfo, read and
+ * unescaped here, in text, raw and JSON (read by python3); the JSON against
+ * findmnt -J -l; the same output through both mount sources; and the
+ * number of getvalues() calls a table costs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "lib/tap.h"
+#include "lib/util.h"
+#include "tool_lib.h"
+
+#define NF		13	/* the mnt fields */
+#define LONG_MOUNTS	100	/* mount points of ~2 KiB each */
+
+/* The mnt fields in getvalues(3) order: the columns of -o ALL_FIELDS. */
+static const char *const fields[NF] = {
+	"id", "parentid", "root", "mountpoint", "options", "shared", "master",
+	"propagate_from", "unbindable", "dev", "fstype", "source", "superopts",
+};
+static const bool numeric[NF] = {
+	[0] = true, [1] = true, [5] = true, [6] = true, [7] = true,
+};
+#define ALL_FIELDS "id,parentid,root,mountpoint,options,shared,master," \
+		   "propagate_from,unbindable,dev,fstype,source,superopts"
+enum { F_ID, F_PARENTID, F_ROOT, F_MOUNTPOINT, F_OPTIONS, F_SHARED,
+       F_MASTER, F_PROPFROM, F_UNBINDABLE, F_DEV, F_FSTYPE, F_SOURCE,
+       F_SUPEROPTS };
+
+/* The default columns: target, source, fstype, options. */
+static const int default_cols[] = { F_MOUNTPOINT, F_SOURCE, F_FSTYPE,
+				    F_OPTIONS };
+static const char *const default_heads[] = { "TARGET", "SOURCE", "FSTYPE",
+					     "OPTIONS" };
+
+static char top[PATH_MAX];
+static const char *outdir;
+static bool have_statmount;
+
+/* ---- /proc/self/mountinfo, read here ---- */
+
+struct mi_row {
+	unsigned long id;
+	struct sb f[NF];	/* unescaped */
+};
+
+struct mi {
+	struct mi_row *r;
+	size_t n;
+};
+
+/* @s with mountinfo's \ooo escapes undone, into @b. */
+static void mi_field(struct sb *b, const char *s)
+{
+	sb_add(b, "", 0);
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			char c = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+					(s[3] - '0'));
+
+			sb_add(b, &c, 1);
+			s += 3;
+		} else {
+			sb_add(b, s, 1);
+		}
+	}
+}
+
+static void mi_free(struct mi *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		for (int f = 0; f < NF; f++)
+			sb_free(&t->r[i].f[f]);
+	free(t->r);
+	*t = (struct mi){ 0 };
+}
+
+static void mi_load(struct mi *t)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *tok[256];
+	size_t cap = 0;
+	ssize_t len;
+
+	if (!fp)
+		tap_bail("/proc/self/mountinfo: %s", strerror(errno));
+	mi_free(t);
+	while ((len = getline(&line, &cap, fp)) > 0) {
+		struct mi_row row = { 0 };
+		int n = 0, dash;
+		char *p = line;
+
+		if (line[len - 1] == '\n')
+			line[len - 1] = 0;
+		/* single spaces: an empty source is an empty field */
+		while (n < 256) {
+			tok[n++] = p;
+			p = strchr(p, ' ');
+			if (!p)
+				break;
+			*p++ = 0;
+		}
+		for (dash = 6; dash < n && strcmp(tok[dash], "-"); dash++)
+			;
+		if (dash + 3 >= n)
+			tap_bail("a mountinfo line of %d fields", n);
+		row.id = strtoul(tok[0], NULL, 10);
+		mi_field(&row.f[F_ID], tok[0]);
+		mi_field(&row.f[F_PARENTID], tok[1]);
+		mi_field(&row.f[F_DEV], tok[2]);
+		mi_field(&row.f[F_ROOT], tok[3]);
+		mi_field(&row.f[F_MOUNTPOINT], tok[4]);
+		mi_field(&row.f[F_OPTIONS], tok[5]);
+		for (int f = F_SHARED; f <= F_UNBINDABLE; f++)
+			sb_add(&row.f[f], "", 0);
+		for (int i = 6; i < dash; i++) {
+			if (!strcmp(tok[i], "unbindable"))
+				sb_adds(&row.f[F_UNBINDABLE], "yes");
+			else if (!strncmp(tok[i], "shared:", 7))
+				mi_field(&row.f[F_SHARED], tok[i] + 7);
+			else if (!strncmp(tok[i], "master:", 7))
+				mi_field(&row.f[F_MASTER], tok[i] + 7);
+			else if (!strncmp(tok[i], "propagate_from:", 15))
+				mi_field(&row.f[F_PROPFROM], tok[i] + 15);
+		}
+		mi_field(&row.f[F_FSTYPE], tok[dash + 1]);
+		mi_field(&row.f[F_SOURCE], tok[dash + 2]);
+		mi_field(&row.f[F_SUPEROPTS], tok[dash + 3]);
+		t->r = realloc(t->r, (t->n + 1) * sizeof(*t->r));
+		if (!t->r)
+			tap_bail("out of memory");
+		t->r[t->n++] = row;
+	}
+	free(line);
+	fclose(fp);
+}
+
+static const struct mi_row *mi_find(const struct mi *t, unsigned long id)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->r[i].id == id)
+			return &t->r[i];
+	return NULL;
+}
+
+/* The row of the mount @path is on, by its statx(2) mount ID. */
+static const struct mi_row *mi_of_path(const struct mi *t, const char *path)
+{
+	struct statx stx;
+	const struct mi_row *row;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		tap_bail("statx %s: %s", path, strerror(errno));
+	row = mi_find(t, (unsigned long)stx.stx_mnt_id);
+	if (!row)
+		tap_bail("mount %llu of %s not in mountinfo",
+			 (unsigned long long)stx.stx_mnt_id, path);
+	return row;
+}
+
+/* ---- the tables getvalues(1) documents, built from mountinfo ---- */
+
+/*
+ * The text table of @rows for columns @cols headed @heads, in the C
+ * locale: cells escaped as text output escapes, padded to the widest,
+ * numbers to the right, the last column unpadded.
+ */
+static void want_text(struct sb *b, const struct mi_row *const *rows,
+		      size_t nrows, const int *cols, const char *const *heads,
+		      size_t ncols, bool header)
+{
+	struct sb *cell = calloc((nrows + 1) * ncols, sizeof(*cell));
+	size_t width[NF] = { 0 };
+
+	if (!cell)
+		tap_bail("out of memory");
+	for (size_t c = 0; c < ncols; c++) {
+		if (header)
+			sb_adds(&cell[c], heads[c]);
+		else
+			sb_add(&cell[c], "", 0);
+		for (size_t r = 0; r < nrows; r++) {
+			const struct sb *v = &rows[r]->f[cols[c]];
+
+			sb_add(&cell[(r + 1) * ncols + c], "", 0);
+			sb_escaped(&cell[(r + 1) * ncols + c], v->p, v->len);
+		}
+		for (size_t r = !header; r <= nrows; r++)
+			if (cell[r * ncols + c].len > width[c])
+				width[c] = cell[r * ncols + c].len;
+	}
+	for (size_t r = !header; r <= nrows; r++)
+		for (size_t c = 0; c < ncols; c++) {
+			const struct sb *v = &cell[r * ncols + c];
+			int pad = (int)(width[c] - v->len);
+			bool last = c + 1 == ncols;
+
+			if (numeric[cols[c]])
+				sb_printf(b, "%*s", pad, "");
+			sb_add(b, v->p, v->len);
+			if (!numeric[cols[c]] && !last)
+				sb_printf(b, "%*s", pad, "");
+			sb_add(b, last ? "\n" : " ", 1);
+		}
+	for (size_t i = 0; i < (nrows + 1) * ncols; i++)
+		sb_free(&cell[i]);
+	free(cell);
+}
+
+/* Every field of @rows, each followed by a NUL: --raw -o ALL_FIELDS. */
+static void want_raw(struct sb *b, const struct mi_row *const *rows,
+		     size_t nrows)
+{
+	sb_add(b, "", 0);
+	for (size_t r = 0; r < nrows; r++)
+		for (int f = 0; f < NF; f++)
+			sb_add(b, rows[r]->f[f].p, rows[r]->f[f].len + 1);
+}
+
+/* Pointers to every row of @t, in mountinfo's order. */
+static const struct mi_row **all_rows(const struct mi *t)
+{
+	const struct mi_row **rows = calloc(t->n + 1, sizeof(*rows));
+
+	if (!rows)
+		tap_bail("out of memory");
+	for (size_t i = 0; i < t->n; i++)
+		rows[i] = &t->r[i];
+	return rows;
+}
+
+/* Where raw output first differs from mountinfo, as a diagnostic. */
+static void diag_raw(const struct sb *got, const struct mi *t)
+{
+	size_t pos = 0, cell = 0;
+
+	while (pos < got->len && cell / NF < t->n) {
+		const struct sb *want = &t->r[cell / NF].f[cell % NF];
+		size_t len = strnlen(got->p + pos, got->len - pos);
+
+		if (len != want->len || memcmp(got->p + pos, want->p, len)) {
+			tap_diag("mount %zu (id %lu), %s: got '%.*s', want "
+				 "'%s'", cell / NF, t->r[cell / NF].id,
+				 fields[cell % NF], (int)len, got->p + pos,
+				 want->p);
+			return;
+		}
+		pos += len + 1;
+		cell++;
+	}
+	tap_diag("got %zu values, want %zu", cell, t->n * NF);
+}
+
+/* ---- JSON, read by python3 ---- */
+
+/*
+ * argv: MODE TOOL.json [FINDMNT.json | COLUMNS]. Checks the tool's
+ * {"filesystems": [...]} for what getvalues(1) documents (keys in -o
+ * order, ints for numbers, null for empty, base64 exactly for non-UTF-8),
+ * then compares it with /proc/self/mountinfo, read and unescaped anew
+ * (mode "mountinfo"), or with findmnt's document (mode "findmnt"), which
+ * holds bytes that are not UTF-8 as they are (so it is not quite JSON; we
+ * give them in base64). Prints the differences; exits 1 if any.
+ */
+static const char json_check[] =
+	"import base64, json, re, sys\n"
+	"NUM = {'id', 'parentid', 'shared', 'master', 'propagate_from',\n"
+	"       'parent'}\n"
+	"def unesc(b):\n"
+	"    return re.sub(rb'\\\\([0-3][0-7][0-7])',\n"
+	"                  lambda m: bytes([int(m.group(1), 8)]), b)\n"
+	"def mountinfo():\n"
+	"    rows = []\n"
+	"    for line in open('/proc/self/mountinfo', 'rb').read().split(b'\\n'):\n"
+	"        if not line:\n"
+	"            continue\n"
+	"        f = line.split(b' ')\n"
+	"        d = f.index(b'-', 6)\n"
+	"        r = dict(id=f[0], parentid=f[1], dev=f[2], root=f[3],\n"
+	"                 mountpoint=f[4], options=f[5], shared=b'', master=b'',\n"
+	"                 propagate_from=b'', unbindable=b'', fstype=f[d + 1],\n"
+	"                 source=f[d + 2], superopts=f[d + 3])\n"
+	"        for o in f[6:d]:\n"
+	"            if o == b'unbindable':\n"
+	"                r['unbindable'] = b'yes'\n"
+	"            else:\n"
+	"                k, v = o.split(b':', 1)\n"
+	"                r[k.decode()] = v\n"
+	"        rows.append({k: unesc(v) for k, v in r.items()})\n"
+	"    return rows\n"
+	"def tool(path, cols):\n"
+	"    doc = json.loads(open(path, 'rb').read().decode('utf-8'))\n"
+	"    assert list(doc) == ['filesystems'], list(doc)\n"
+	"    rows = []\n"
+	"    for fs in doc['filesystems']:\n"
+	"        keys = [k for k in fs if not k.endswith('_encoding')]\n"
+	"        assert cols is None or keys == cols, (keys, cols)\n"
+	"        r = {}\n"
+	"        for k in keys:\n"
+	"            v, enc = fs[k], fs.get(k + '_encoding')\n"
+	"            if enc is not None:\n"
+	"                assert enc == 'base64' and type(v) is str, (k, enc)\n"
+	"                v = base64.b64decode(v.encode(), validate=True)\n"
+	"                try:\n"
+	"                    v.decode('utf-8')\n"
+	"                    assert False, 'needless base64: %s' % k\n"
+	"                except UnicodeDecodeError:\n"
+	"                    pass\n"
+	"            elif type(v) is str:\n"
+	"                assert v, 'an empty string, not null: %s' % k\n"
+	"                v = v.encode('utf-8')\n"
+	"            elif v is not None:\n"
+	"                assert type(v) is int and k in NUM, (k, v)\n"
+	"            r[k] = v\n"
+	"        rows.append(r)\n"
+	"    return rows\n"
+	"bad = 0\n"
+	"def differ(what, got, want):\n"
+	"    global bad\n"
+	"    bad += 1\n"
+	"    if bad <= 5:\n"
+	"        print('%s:\\n  got  %r\\n  want %r' % (what, got, want))\n"
+	"mode = sys.argv[1]\n"
+	"if mode == 'mountinfo':\n"
+	"    cols = sys.argv[3].split(',')\n"
+	"    got = tool(sys.argv[2], cols)\n"
+	"    want = [{k: None if not r[k] else int(r[k]) if k in NUM else r[k]\n"
+	"             for k in cols} for r in mountinfo()]\n"
+	"else:\n"
+	"    got = tool(sys.argv[2], None)\n"
+	"    got = [{k: v.decode('utf-8', 'surrogateescape')\n"
+	"            if type(v) is bytes else v for k, v in r.items()}\n"
+	"           for r in got]\n"
+	"    fm = open(sys.argv[3], 'rb').read()\n"
+	"    fm = json.loads(fm.decode('utf-8', 'surrogateescape'))\n"
+	"    want = fm['filesystems']\n"
+	"if len(got) != len(want):\n"
+	"    differ('rows', len(got), len(want))\n"
+	"for i, (g, w) in enumerate(zip(got, want)):\n"
+	"    if g != w:\n"
+	"        differ('row %d' % i, g, w)\n"
+	"print('ok' if not bad else '%d differences' % bad)\n"
+	"sys.exit(1 if bad else 0)\n";
+
+/* Write @json to a file of the test and run the checker over it. */
+static void check_json(const char *what, const struct sb *json,
+		       const char *mode, const char *arg)
+{
+	char path[PATH_MAX];
+	const char *argv[] = { "python3", "-c", json_check, mode, path, arg,
+			       NULL };
+	struct run r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/tool.json", outdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, json->p, json->len) != (ssize_t)json->len ||
+	    close(fd))
+		tap_bail("write %s: %s", path, strerror(errno));
+	run_argv(&r, NULL, "python3", (char *const *)argv);
+	if (!tap_ok(r.status == 0 && !strcmp(r.out.p, "ok\n"), "%s", what))
+		tap_diag("%s%s", r.out.p, r.err.p);
+	run_free(&r);
+}
+
+/* ---- the tree ---- */
+
+static const char *at(const char *rel)
+{
+	static char paths[8][2 * PATH_MAX];
+	static int next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", top, rel);
+	return p;
+}
+
+static void do_mount(const char *src, const char *target, const char *type,
+		     unsigned long flags, const char *data)
+{
+	if (mount(src, target, type, flags, data))
+		tap_bail("mount %s on %s: %s", src ? src : "-", target,
+			 strerror(errno));
+}
+
+static void mkdir_at(const char *rel)
+{
+	if (mkdir(at(rel), 0755) && errno != EEXIST)
+		tap_bail("mkdir %s: %s", at(rel), strerror(errno));
+}
+
+/* The mount points that are not plain words, for --mounts PATH. */
+static const char *const odd[] = {
+	"plain", "plain/dir", "bind", "sp ace", "new\nline\ttab",
+	"gr\xc3\xbc\xc3\x9f" "e", "\xff", "shared", "peer", "slave",
+	"unbind", "ro", "",
+};
+
+static void build_tree(void)
+{
+	char rel[PATH_MAX];
+	size_t len;
+
+	snprintf(top, sizeof(top), "%s", t_tmpdir("mounts"));
+	do_mount("gv-top", top, "tmpfs", 0, "mode=0755");
+	mkdir_at("plain");
+	do_mount("gv plain\\src", at("plain"), "tmpfs", 0,
+		 "size=1m,mode=0750");
+	mkdir_at("plain/dir");
+	mkdir_at("bind");
+	do_mount(at("plain/dir"), at("bind"), NULL, MS_BIND, NULL);
+	mkdir_at("sp ace");
+	do_mount("", at("sp ace"), "tmpfs", 0, NULL);
+	mkdir_at("new\nline\ttab");
+	do_mount("gv-newline", at("new\nline\ttab"), "tmpfs", 0, NULL);
+	mkdir_at("gr\xc3\xbc\xc3\x9f" "e");
+	do_mount("gv-utf8", at("gr\xc3\xbc\xc3\x9f" "e"), "tmpfs", 0, NULL);
+	mkdir_at("\xff");
+	do_mount("gv-\xfe", at("\xff"), "tmpfs", 0, NULL);
+	mkdir_at("shared");
+	do_mount("gv-shared", at("shared"), "tmpfs", 0, NULL);
+	do_mount(NULL, at("shared"), NULL, MS_SHARED, NULL);
+	mkdir_at("peer");
+	do_mount(at("shared"), at("peer"), NULL, MS_BIND, NULL);
+	mkdir_at("slave");
+	do_mount(at("shared"), at("slave"), NULL, MS_BIND, NULL);
+	do_mount(NULL, at("slave"), NULL, MS_SLAVE, NULL);
+	mkdir_at("unbind");
+	do_mount("gv-unbind", at("unbind"), "tmpfs", 0, NULL);
+	do_mount(NULL, at("unbind"), NULL, MS_UNBINDABLE, NULL);
+	mkdir_at("ro");
+	do_mount("gv-ro", at("ro"), "tmpfs", MS_RDONLY | MS_NOSUID |
+		 MS_NODEV | MS_NOEXEC | MS_NOATIME, NULL);
+
+	/* mount points of 2 KiB: a table well past the first buffer */
+	len = (size_t)snprintf(rel, sizeof(rel), "long");
+	mkdir_at(rel);
+	for (int d = 0; d < 8; d++) {
+		rel[len++] = '/';
+		memset(rel + len, 'a' + d, 240);
+		len += 240;
+		rel[len] = 0;
+		mkdir_at(rel);
+	}
+	for (int i = 0; i < LONG_MOUNTS; i++) {
+		snprintf(rel + len, sizeof(rel) - len, "/m%03d", i);
+		mkdir_at(rel);
+		do_mount("gv-long", at(rel), "tmpfs", 0, NULL);
+	}
+}
+
+/* ---- the checks ---- */
+
+static const char *const *source_env(const char *source)
+{
+	static char var[64];
+	static const char *env[2];
+
+	if (!source)
+		return NULL;
+	snprintf(var, sizeof(var), "GETVALUES_MOUNT_SOURCE=%s", source);
+	env[0] = var;
+	return env;
+}
+
+/*
+ * Every mount: text (default and all columns, with and without the
+ * header), raw and JSON, against mountinfo; through @source (NULL: auto).
+ * The outputs are kept in @outs, for comparing the sources.
+ */
+static void check_all(const char *source, struct sb outs[5])
+{
+	const char *name = source ? source : "auto";
+	const struct spawn sp = { .env = source_env(source) };
+	static const int all_cols[NF] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+					  11, 12 };
+	static const char *const all_heads[NF] = {
+		"ID", "PARENTID", "ROOT", "MOUNTPOINT", "OPTIONS", "SHARED",
+		"MASTER", "PROPAGATE_FROM", "UNBINDABLE", "DEV", "FSTYPE",
+		"SOURCE", "SUPEROPTS",
+	};
+	struct sb want[4] = { 0 };
+	const struct mi_row **rows;
+	struct run r[5];
+	struct mi t = { 0 };
+	char what[128];
+
+	run_tool(&r[0], &sp, "--mounts", NULL);
+	run_tool(&r[1], &sp, "-o", ALL_FIELDS, "--mounts", NULL);
+	run_tool(&r[2], &sp, "-n", "-o", ALL_FIELDS, "--mounts", NULL);
+	run_tool(&r[3], &sp, "-0", "--mounts", "-o", ALL_FIELDS, NULL);
+	run_tool(&r[4], &sp, "-J", "--mounts", "-o", ALL_FIELDS, NULL);
+	mi_load(&t);
+	rows = all_rows(&t);
+	want_text(&want[0], rows, t.n, default_cols, default_heads, 4, true);
+	want_text(&want[1], rows, t.n, all_cols, all_heads, NF, true);
+	want_text(&want[2], rows, t.n, all_cols, all_heads, NF, false);
+	want_raw(&want[3], rows, t.n);
+
+	snprintf(what, sizeof(what), "%s: --mounts, the default columns",
+		 name);
+	expect(&r[0], 0, &want[0], "", what);
+	snprintf(what, sizeof(what), "%s: --mounts -o every field", name);
+	expect(&r[1], 0, &want[1], "", what);
+	snprintf(what, sizeof(what), "%s: --mounts -n -o every field", name);
+	expect(&r[2], 0, &want[2], "", what);
+	snprintf(what, sizeof(what), "%s: --mounts -0, every field of every "
+		 "mount (%zu)", name, t.n);
+	expect(&r[3], 0, &want[3], "", what);
+	if (r[3].out.len != want[3].len ||
+	    memcmp(r[3].out.p, want[3].p, want[3].len))
+		diag_raw(&r[3].out, &t);
+	snprintf(what, sizeof(what), "%s: --mounts -J: exit 0", name);
+	tap_is_long(r[4].status, 0, "%s", what);
+	snprintf(what, sizeof(what), "%s: --mounts -J, every field of every "
+		 "mount against mountinfo", name);
+	check_json(what, &r[4].out, "mountinfo", ALL_FIELDS);
+
+	for (int i = 0; i < 5; i++) {
+		sb_add(&outs[i], r[i].out.p, r[i].out.len);
+		run_free(&r[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		sb_free(&want[i]);
+	free(rows);
+	mi_free(&t);
+}
+
+/* The tree itself is in the table: a check that cannot pass vacuously. */
+static void check_tree_present(void)
+{
+	struct mi t = { 0 };
+	size_t found = 0;
+
+	mi_load(&t);
+	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
+		const struct mi_row *row = mi_of_path(&t, at(odd[i]));
+
+		found += !strncmp(row->f[F_MOUNTPOINT].p, top, strlen(top));
+	}
+	tap_is_long(found, ARRAY_SIZE(odd),
+		    "the odd mount points are mounts of the tree, in "
+		    "mountinfo (%zu mounts in all)", t.n);
+	mi_free(&t);
+}
+
+/* The same output, whichever source the library takes the mounts from. */
+static void check_sources(void)
+{
+	static const char *const what[5] = {
+		"text", "text, every field", "text without header", "raw",
+		"JSON",
+	};
+	struct sb outs[3][5] = { 0 };
+
+	check_all(NULL, outs[0]);
+	check_all("mountinfo", outs[1]);
+	if (have_statmount)
+		check_all("statmount", outs[2]);
+	else
+		tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+	for (int i = 0; i < 5; i++) {
+		tap_is_mem(outs[1][i].p, outs[1][i].len, outs[0][i].p,
+			   outs[0][i].len, "mountinfo and auto: the same %s",
+			   what[i]);
+		if (have_statmount)
+			tap_is_mem(outs[2][i].p, outs[2][i].len,
+				   outs[1][i].p, outs[1][i].len,
+				   "statmount and mountinfo: the same %s",
+				   what[i]);
+		else
+			tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+	}
+	for (int s = 0; s < 3; s++)
+		for (int i = 0; i < 5; i++)
+			sb_free(&outs[s][i]);
+}
+
+/* --mounts PATH, PATH mnt: the mount PATH is on, through both sources. */
+static void check_paths(void)
+{
+	static const char *const sources[] = { "mountinfo", "statmount" };
+	struct mi t = { 0 };
+
+	mi_load(&t);
+	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
+		const char *path = at(odd[i]);
+		const struct mi_row *row = mi_of_path(&t, path);
+		struct sb want = { 0 }, tw = { 0 };
+		struct run r, v;
+
+		want_raw(&want, &row, 1);
+		run_tool(&r, NULL, "-0", "-o", ALL_FIELDS, "--mounts", path,
+			 NULL);
+		expect(&r, 0, &want, "", "--mounts PATH -0: every field of "
+		       "the mount of PATH");
+		for (size_t s = 0; s < ARRAY_SIZE(sources); s++) {
+			struct spawn sp = { .env = source_env(sources[s]) };
+			struct run o;
+
+			run_tool(&o, &sp, "-0", "-o", ALL_FIELDS, "--mounts",
+				 path, NULL);
+			if (s == 1 && !have_statmount)
+				tap_skip(1, "kernel lacks statmount() "
+					 "(Linux 6.8)");
+			else
+				tap_ok(o.status == 0 && o.out.len == r.out.len &&
+				       !memcmp(o.out.p, r.out.p, r.out.len),
+				       "--mounts PATH: the same through %s",
+				       sources[s]);
+			run_free(&o);
+		}
+		run_free(&r);
+
+		want_text(&tw, &row, 1, default_cols, default_heads, 4, true);
+		run_tool(&r, NULL, "--mounts", path, NULL);
+		run_tool(&v, NULL, path, "mnt", NULL);
+		expect(&r, 0, &tw, "", "--mounts PATH: a table of one row");
+		expect(&v, 0, &tw, "", "PATH mnt: the same table");
+		run_free(&r);
+		run_free(&v);
+		sb_free(&want);
+		sb_free(&tw);
+	}
+	mi_free(&t);
+}
+
+/* -E, -L and --fd choose the mount as they choose $ORIGIN. */
+static void check_origin(void)
+{
+	struct sb want = { 0 };
+	struct mi t = { 0 };
+	const struct mi_row *row;
+	const char *link;
+	struct run r;
+	int fd;
+
+	mi_load(&t);
+	row = mi_of_path(&t, at("ro"));
+	want_raw(&want, &row, 1);
+	fd = open(at("ro"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		tap_bail("open %s: %s", at("ro"), strerror(errno));
+	run_tool(&r, &(struct spawn){ .fd_src = fd, .fd_dst = 7 }, "-0", "-o",
+		 ALL_FIELDS, "-E", "--fd=7", "--mounts", NULL);
+	expect(&r, 0, &want, "", "-E --fd 7 --mounts: the mount of fd 7");
+	run_free(&r);
+	close(fd);
+
+	/* a symlink on the top mount to the ro mount */
+	link = at("link");
+	if (symlink(at("ro"), link))
+		tap_bail("symlink: %s", strerror(errno));
+	run_tool(&r, NULL, "-0", "-o", ALL_FIELDS, "--mounts", link, NULL);
+	expect(&r, 0, &want, "", "--mounts LINK: the mount of its target");
+	run_free(&r);
+	sb_free(&want);
+	row = mi_of_path(&t, top);
+	want_raw(&want, &row, 1);
+	run_tool(&r, NULL, "-L", "-0", "-o", ALL_FIELDS, "--mounts", link,
+		 NULL);
+	expect(&r, 0, &want, "", "-L --mounts LINK: the mount of the link");
+	run_free(&r);
+	sb_free(&want);
+	mi_free(&t);
+}
+
+/* The JSON is findmnt -J -l's, for the columns findmnt has. */
+static void check_findmnt(void)
+{
+	static const char cols[] =
+		"TARGET,SOURCE,FSTYPE,VFS-OPTIONS,FS-OPTIONS,ID,PARENT,"
+		"MAJ:MIN,FSROOT";
+	const char *argv[] = { "findmnt", "-J", "-l", "-v", "-o", cols, NULL };
+	char path[PATH_MAX];
+	struct run f, r;
+	int fd;
+
+	run_argv(&f, NULL, "findmnt", (char *const *)argv);
+	if (f.status == 127) {
+		tap_skip(2, "findmnt(8) is not installed");
+		run_free(&f);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/findmnt.json", outdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, f.out.p, f.out.len) != (ssize_t)f.out.len ||
+	    close(fd))
+		tap_bail("write %s: %s", path, strerror(errno));
+	run_tool(&r, NULL, "--json", "--mounts", "--output", cols, NULL);
+	tap_ok(f.status == 0 && r.status == 0, "findmnt and getvalues -J "
+	       "--mounts -o %s: both exit 0", cols);
+	check_json("getvalues --mounts -J and findmnt -J -l -v: the same "
+		   "document", &r.out, "findmnt", path);
+	run_free(&r);
+	run_free(&f);
+}
+
+/* A lone mntns or mnt in text is the table; -J, -0, other names are not. */
+static void check_views(void)
+{
+	struct sb want = { 0 };
+	struct run r, v;
+
+	run_tool(&r, NULL, "--mounts", NULL);
+	run_tool(&v, NULL, top, "mntns", NULL);
+	expect(&v, 0, &r.out, "", "PATH mntns: the table of --mounts");
+	run_free(&v);
+	run_free(&r);
+
+	run_tool(&r, NULL, "-n", "-o", "+id,PARENT,fsroot", "--mounts",
+		 NULL);
+	run_tool(&v, NULL, "-n", "-o", "+id,PARENT,fsroot", top, "mntns",
+		 NULL);
+	expect(&v, 0, &r.out, "", "PATH mntns takes -n and -o");
+	run_free(&v);
+	run_free(&r);
+
+	/* the values themselves, for scripts */
+	{
+		struct mi t = { 0 };
+
+		mi_load(&t);
+		for (size_t i = 0; i < t.n; i++)
+			sb_add(&want, t.r[i].f[F_ID].p, t.r[i].f[F_ID].len + 1);
+		sb_add(&want, "", 1);
+		mi_free(&t);
+	}
+	run_tool(&r, NULL, "-0", top, "mntns", NULL);
+	expect(&r, 0, &want, "", "-0 PATH mntns: the IDs, as a raw list");
+	run_free(&r);
+	sb_free(&want);
+
+	run_tool(&r, NULL, "-J", top, "mnt", NULL);
+	tap_ok(r.status == 0 && !strncmp(r.out.p, "{\n  \"values\": [\n    "
+					 "{\"name\": \"mnt\", \"value\": "
+					 "[\"id\", \"parentid\", ", 64),
+	       "-J PATH mnt: the field names, as values");
+	run_free(&r);
+
+	run_tool(&r, NULL, top, "mnt", "mnt:fstype", NULL);
+	sb_adds(&want, "mnt=\n");
+	for (int f = 0; f < NF; f++)
+		sb_printf(&want, "  %s\n", fields[f]);
+	sb_adds(&want, "mnt:fstype=tmpfs\n");
+	expect(&r, 0, &want, "", "PATH mnt mnt:fstype: NAME=VALUE lines");
+	run_free(&r);
+	sb_free(&want);
+}
+
+/* Columns in a UTF-8 locale line up by the terminal's columns. */
+static void check_utf8(void)
+{
+	const char *path = at("gr\xc3\xbc\xc3\x9f" "e");
+	struct sb want = { 0 };
+	wchar_t wide[PATH_MAX];
+	struct run r;
+	int cols;
+
+	if (!setlocale(LC_CTYPE, "C.UTF-8")) {
+		tap_skip(3, "no C.UTF-8 locale in this libc");
+		return;
+	}
+	if (mbstowcs(wide, path, PATH_MAX) == (size_t)-1 ||
+	    (cols = wcswidth(wide, PATH_MAX)) < 0)
+		tap_bail("%s is not printable UTF-8", path);
+	setlocale(LC_CTYPE, "C");
+	tap_ok((size_t)cols + 2 == strlen(path),
+	       "the path is 2 bytes longer than it is wide");
+	sb_printf(&want, "TARGET%*s FSTYPE\n%s tmpfs\n", cols - 6, "", path);
+	run_tool(&r, &(struct spawn){ .locale = "C.UTF-8" }, "-o",
+		 "target,fstype", "--mounts", path, NULL);
+	expect(&r, 0, &want, "", "C.UTF-8: padded by columns, not bytes");
+	run_free(&r);
+	sb_free(&want);
+}
+
+/* Two calls for every mount, one for the mount of PATH. */
+static void check_calls(void)
+{
+	char trace[PATH_MAX];
+	const char *const all[] = { "-o", "id,fstype,options", top, "mntns",
+				    NULL };
+	const char *const one[] = { "-o", ALL_FIELDS, "--mounts", top, NULL };
+	const char *const big[] = { "-o", "target", top, "mntns", NULL };
+	int n;
+
+	snprintf(trace, sizeof(trace), "%s/strace.log", outdir);
+	n = tool_count_calls(top, trace, all);
+	if (n < 0) {
+		tap_skip(3, "strace cannot trace processes here");
+		return;
+	}
+	tap_is_long(n, 2, "every mount: 2 getvalues() calls");
+	tap_is_long(tool_count_calls(top, trace, one), 1,
+		    "the mount of PATH, every field: 1 call");
+	n = tool_count_calls(top, trace, big);
+	tap_ok(n > 2 && n <= 5, "%d KiB of mount points: %d calls, the "
+	       "buffer growing from 64 KiB", LONG_MOUNTS * 2, n);
+}
+
+/* Errors of the table: usage, a source that cannot work, a bad PATH. */
+static void check_errors(void)
+{
+	static const char *const bogus[] = {
+		"GETVALUES_MOUNT_SOURCE=bogus", NULL
+	};
+	static const char *const usage[][6] = {
+		{ "-o", "bogus", "--mounts", NULL },
+		{ "-o", "", "--mounts", NULL },
+		{ "-o", "id,", "--mounts", NULL },
+		{ "-o", "id,ID", "--mounts", NULL },
+		{ "-o", "+target", "--mounts", NULL },
+		{ "--mounts", "/", "/", NULL },
+		{ "-o", "id", "/", "stat:size", NULL },
+		{ "-n", "/", "mnt", "mntns", NULL },
+		{ "-J", "-o", "id", "/", "mntns", NULL },
+	};
+	const struct spawn sp = { .env = bogus };
+	struct sb want = { 0 };
+	struct run r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
+		run_tool_v(&r, NULL, usage[i]);
+		tap_ok(r.status == 2 && r.out.len == 0 &&
+		       !strncmp(r.err.p, "getvalues: ", 11) &&
+		       strstr(r.err.p, "--help"),
+		       "usage error %zu (%s %s %s): exit 2, a message", i,
+		       usage[i][0], usage[i][1], usage[i][2]);
+		run_free(&r);
+	}
+
+	run_tool(&r, &sp, "--mounts", NULL);
+	expect(&r, 1, &empty, "getvalues: mntns: Function not implemented\n",
+	       "no source for the list: exit 1, nothing printed");
+	run_free(&r);
+
+	run_tool(&r, &sp, "-J", "-o", "id,target", "--mounts", top, NULL);
+	sb_adds(&want, "getvalues: mnt:id: Function not implemented\n"
+		"getvalues: mnt:mountpoint: Function not implemented\n");
+	expect(&r, 1, &empty, want.p,
+	       "no source for the fields: each failed field said once");
+	run_free(&r);
+	sb_free(&want);
+
+	run_tool(&r, NULL, "--mounts", at("nonexistent"), NULL);
+	sb_printf(&want, "getvalues: %s: No such file or directory\n",
+		  at("nonexistent"));
+	expect(&r, 2, &empty, want.p, "--mounts of a missing PATH: exit 2");
+	run_free(&r);
+	sb_free(&want);
+}
+
+int main(void)
+{
+	tool_init("getvalues");
+	if (unshare(CLONE_NEWNS))
+		tap_skip_all("unshare(CLONE_NEWNS): %s (needs root)",
+			     strerror(errno));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		tap_bail("make / private: %s", strerror(errno));
+	/* statmount(2), Linux 6.8: ENOSYS where missing, EFAULT here */
+	have_statmount = !(syscall(457, NULL, NULL, 0, 0) < 0 &&
+			   errno == ENOSYS);
+	outdir = t_tmpdir("mounts-out");
+	build_tree();
+
+	check_tree_present();
+	check_sources();
+	check_paths();
+	check_origin();
+	check_findmnt();
+	check_views();
+	check_utf8();
+	check_calls();
+	check_errors();
+
+	umount2(top, MNT_DETACH);
+	return tap_done();
+}
