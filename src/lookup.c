@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,11 @@ bool gv_subpath_valid(const char *sub)
 }
 
 /*
- * openat2() confined beneath @dfd. RESOLVE_IN_ROOT lookups may fail with
- * EAGAIN when a rename or mount raced with them: retry a few times.
+ * openat2() confined beneath @dfd. A RESOLVE_IN_ROOT lookup that meets ".."
+ * (directly or through a symlink) fails with EAGAIN when any mount or rename
+ * happened meanwhile, in any mount namespace (mount_lock and rename_lock are
+ * global). Retry, yielding once the quick retries are spent, so that a
+ * mount storm elsewhere slows the lookup down instead of failing it.
  */
 int gv_open_beneath(int dfd, const char *path, int oflags)
 {
@@ -61,9 +65,13 @@ int gv_open_beneath(int dfd, const char *path, int oflags)
 	};
 	int fd, tries = 0;
 
-	do
+	for (;;) {
 		fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-	while (fd < 0 && errno == EAGAIN && ++tries < 16);
+		if (fd >= 0 || errno != EAGAIN || ++tries == 256)
+			break;
+		if (tries > 8)
+			sched_yield();
+	}
 	return fd < 0 ? -errno : fd;
 }
 
