@@ -6,6 +6,8 @@
 #   kernel/kcheck.sh              build (if needed), boot, test; TAP on stdout
 #   kernel/kcheck.sh --build-only build the kernel and the test programs only
 #   kernel/kcheck.sh --shell      boot to a shell on the console instead
+#   kernel/kcheck.sh --each       check that every prefix of the series
+#                                 builds (1, 1-2, 1-2-3, ...), then exit
 #
 # Environment: KASAN=1 (KASAN + lockdep kernel), KCHECK_CACHE (default
 # /var/cache/getvalues-kernel), KCHECK_JOBS (2), KCHECK_TIMEOUT (guest time
@@ -49,7 +51,8 @@ case "${1:-}" in
 "") ;;
 --build-only) MODE=build ;;
 --shell) MODE=shell ;;
--h|--help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+--each) MODE=each ;;
+-h|--help) sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "kcheck: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
 
@@ -109,6 +112,7 @@ apply_series() {
 	local -a patches=("$KDIR"/patches/*.patch)
 
 	[ -e "${patches[0]}" ] || die "no patches in $KDIR/patches"
+	[ -z "${1:-}" ] || patches=("${patches[@]:0:$1}")
 	rm -f "$index"
 	GIT_INDEX_FILE=$index git -C "$TREE" read-tree pristine
 	for p in "${patches[@]}"; do
@@ -355,6 +359,26 @@ console_problems() {
 		"$RUN/console.log" | grep -v 'Kernel command line' || true
 }
 
+# Builds the kernel with the first 1, 2, ... N-1 patches of the series in
+# a build directory of its own (incrementally, last prefix first, so that
+# the normal one keeps its state); the whole series is what every normal
+# run builds. Each step rebuilds most of the kernel: the prefixes differ in
+# headers that everything includes.
+build_each_prefix() {
+	local n i start
+	n=$(ls "$KDIR"/patches/*.patch | wc -l)
+	BUILD=$CACHE/build-each-$FLAVOUR
+	LOG=$RUN/each.log
+	for ((i = n - 1; i >= 1; i--)); do
+		start=$(now)
+		apply_series "$i"
+		configure
+		make -C "$TREE" O="$BUILD" ARCH=x86_64 -j"$JOBS" bzImage \
+			>> "$LOG" 2>&1 || die "the first $i patches do not build, see $LOG"
+		say "the first $i patches build ($(( $(now) - start ))s)"
+	done
+}
+
 main() {
 	local problems passed failed
 
@@ -372,6 +396,10 @@ main() {
 		flock 9
 	fi
 	pristine_tree
+	if [ "$MODE" = each ]; then
+		build_each_prefix
+		return 0
+	fi
 	apply_series
 	KEY=$( { echo "recipe $RECIPE flavour $FLAVOUR tree $SERIES_TREE"
 		 gcc --version | head -1; fragments; } | sha256sum | cut -c1-16)
