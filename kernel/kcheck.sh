@@ -307,7 +307,8 @@ report() {
 		      (plan == 0 || oks == plan))
 		n++
 		why = ""
-		if (rc != 0) why = why " exit " rc
+		if (rc == "unfinished") why = " did not finish"
+		else if (rc != 0) why = why " exit " rc
 		if (notok) why = why " " notok " not ok"
 		if (plan < 0) why = why " no plan"
 		else if (plan > 0 && oks + notok != plan)
@@ -318,7 +319,7 @@ report() {
 	}
 	/^@@@ KERNEL / { sub(/^@@@ /, "# "); print; next }
 	/^@@@ BEGIN / {
-		if (inside) finish("crashed")
+		if (inside) finish("unfinished")
 		name = substr($0, 11); inside = 1; oks = 0; notok = 0; plan = -1
 		printf "# %s\n", name
 		next
@@ -341,7 +342,7 @@ report() {
 		}
 	}
 	END {
-		if (inside) finish("crashed")
+		if (inside) finish("unfinished")
 		if (!done) {
 			n++; failed++
 			if (qemu_rc == 124 || qemu_rc == 137)
