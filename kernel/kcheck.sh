@@ -310,7 +310,8 @@ report() {
 		if (rc == "unfinished") why = " did not finish"
 		else if (rc != 0) why = why " exit " rc
 		if (notok) why = why " " notok " not ok"
-		if (plan < 0) why = why " no plan"
+		if (rc == "unfinished") ;
+		else if (plan < 0) why = why " no plan"
 		else if (plan > 0 && oks + notok != plan)
 			why = why " ran " oks + notok " of " plan
 		if (ok) { passed++; printf "ok %d - %s (%d checks)\n", n, name, oks }
