@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * native_probe.c - tells whether the running kernel has the native
+ * readfile(2) and getvalues(2) of kernel/patches, by the content of an
+ * answer and never by -ENOSYS alone; the probe at its heart is meant to be
+ * lifted into src/native.c as it is (which is why this file is MIT).
+ *
+ *   cc -O2 -Wall -o native_probe kernel/probe/native_probe.c
+ *   ./native_probe            prints TAP and the verdict, exits 0
+ *   ./native_probe --expect native|none
+ *                            exits 1 if the verdict is not the expected one
+ *   ./native_probe --force    probe even under a seccomp filter
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/*
+ * The numbers of kernel/patches/0003: 900 and 901 in the common numbering,
+ * shifted where an architecture shifts its table.
+ */
+#if defined(__alpha__)
+#define GV_NR_BASE	1010
+#elif defined(__ia64__)
+#define GV_NR_BASE	1924
+#elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI32
+#define GV_NR_BASE	4900
+#elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI64
+#define GV_NR_BASE	5900
+#elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_NABI32
+#define GV_NR_BASE	6900
+#elif defined(__x86_64__) && defined(__ILP32__)
+#define GV_NR_BASE	(0x40000000 + 900)	/* x32 */
+#else
+#define GV_NR_BASE	900
+#endif
+#define GV_NR_READFILE	(GV_NR_BASE + 0)
+#define GV_NR_GETVALUES	(GV_NR_BASE + 1)
+
+/* The layout of SPEC.md section 2 (the library's struct name_val). */
+struct probe_name_val {
+	const char *name;
+	struct iovec value_in;
+	struct iovec value_out;
+	uint32_t error;
+	uint32_t reserved;
+};
+
+/* sizeof - 1: the string literal's own terminator is not part of it. */
+static const char groups[] = "mnt\0mntns\0xattr\0data\0dir\0stat\0lstat\0fs\0";
+#define GROUPS_LEN	(sizeof(groups) - 1)
+
+enum probe_verdict {
+	PROBE_NATIVE,		/* the answer is exactly the expected one */
+	PROBE_ABSENT,		/* ENOSYS, or any other answer */
+	PROBE_SKIPPED,		/* not asked: a seccomp filter might kill us */
+};
+
+/*
+ * A seccomp filter may kill the process for a system call number it does
+ * not know (systemd's SystemCallFilter= does so by default), so the probe
+ * is only made when /proc/self/status says no filter is installed, unless
+ * the caller insists (GETVALUES_BACKEND=native).
+ */
+static bool seccomp_filtered(void)
+{
+	char buf[4096], *p;
+	ssize_t n = 0, r;
+	int fd;
+
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;	/* cannot tell: assume the worst */
+	while (n < (ssize_t)sizeof(buf) - 1 &&
+	       (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += r;
+	close(fd);
+	buf[n] = '\0';
+	p = strstr(buf, "\nSeccomp:");
+	if (!p)
+		return false;	/* kernel without seccomp */
+	p += strlen("\nSeccomp:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p != '0';
+}
+
+/*
+ * Asks getvalues(AT_FDCWD, "/", { "" }, 1, 0) for the list of top-level
+ * groups. Only a kernel with the series answers 1, error 0, value_out
+ * pointing at the start of our buffer and exactly those 44 bytes.
+ *
+ * Harmless whatever the number means: the only non-pointer arguments are
+ * AT_FDCWD (-100: neither a descriptor nor a process), 1 and 0; every
+ * pointer is to memory of ours that we throw away, and the buffers are
+ * far larger than anything written into them. A kernel without the call
+ * returns -ENOSYS before looking at any of them.
+ */
+static enum probe_verdict probe_getvalues(bool force, long *ret, int *err,
+					  struct probe_name_val *nv,
+					  char *buf, size_t bufsize)
+{
+	*ret = 0;
+	*err = 0;
+	if (!force && seccomp_filtered())
+		return PROBE_SKIPPED;
+
+	memset(buf, 0x5a, bufsize);
+	memset(nv, 0, 2 * sizeof(*nv));
+	nv[0].name = "";
+	nv[0].value_in.iov_base = buf;
+	nv[0].value_in.iov_len = bufsize;
+
+	errno = 0;
+	*ret = syscall(GV_NR_GETVALUES, AT_FDCWD, "/", nv, 1UL, 0U);
+	*err = *ret < 0 ? errno : 0;
+
+	if (*ret == 1 && nv[0].error == 0 && nv[0].reserved == 0 &&
+	    nv[0].value_out.iov_base == buf &&
+	    nv[0].value_out.iov_len == GROUPS_LEN &&
+	    memcmp(buf, groups, GROUPS_LEN) == 0 &&
+	    (unsigned char)buf[GROUPS_LEN] == 0x5a &&
+	    nv[1].name == NULL && nv[1].error == 0)
+		return PROBE_NATIVE;
+	return PROBE_ABSENT;
+}
+
+int main(int argc, char **argv)
+{
+	struct probe_name_val nv[2];
+	const char *expect = NULL;
+	bool force = false;
+	enum probe_verdict v;
+	char buf[512];
+	long ret;
+	int i, err;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--force"))
+			force = true;
+		else if (!strcmp(argv[i], "--expect") && i + 1 < argc)
+			expect = argv[++i];
+		else {
+			fprintf(stderr, "usage: %s [--force] [--expect native|none]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+
+	printf("1..1\n");
+	v = probe_getvalues(force, &ret, &err, nv, buf, sizeof(buf));
+	printf("# getvalues is system call %d here, readfile %d\n",
+	       GV_NR_GETVALUES, GV_NR_READFILE);
+	if (v == PROBE_SKIPPED)
+		printf("# a seccomp filter is installed: not probed\n");
+	else
+		printf("# getvalues(AT_FDCWD, \"/\", {\"\"}, 1, 0) = %ld%s%s%s\n",
+		       ret, err ? " (" : "", err ? strerror(err) : "",
+		       err ? ")" : "");
+	printf("# verdict: %s\n", v == PROBE_NATIVE ? "native" : "not native");
+
+	if (!expect) {
+		printf("ok 1 - the probe ran and said %s\n",
+		       v == PROBE_NATIVE ? "native" : "not native");
+		return 0;
+	}
+	if (!strcmp(expect, "native") == (v == PROBE_NATIVE)) {
+		printf("ok 1 - the probe says %s, as expected\n",
+		       v == PROBE_NATIVE ? "native" : "not native");
+		return 0;
+	}
+	printf("not ok 1 - the probe says %s, expected %s\n",
+	       v == PROBE_NATIVE ? "native" : "not native", expect);
+	return 1;
+}
