@@ -166,9 +166,12 @@ GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
 		errno = ENOSYS;
 		return -1;
 	}
+	/* the guard also covers the pipe uaccess.c may open for the call */
+	gv_fork_guard_enter();
 	gv_self_begin();
 	ret = gv_library_getvalues(dfd, path, vec, num, flags);
 	gv_self_end();
+	gv_fork_guard_leave();
 	if (ret < 0) {
 		errno = -ret;
 		return -1;

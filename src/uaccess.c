@@ -6,8 +6,14 @@
  * dereferenced it would crash. process_vm_readv(2)/process_vm_writev(2) on
  * our own pid let the kernel do the copy and report EFAULT instead. They cost
  * a system call each, so writes are batched: many values, one call.
+ *
+ * Where they are missing (CONFIG_CROSS_MEMORY_ATTACH=n) or filtered (the
+ * default seccomp profile of container runtimes), a pipe does the same job
+ * at two system calls per copy: write(2) from the caller's memory into the
+ * pipe, or read(2) from the pipe into it, each of which reports EFAULT.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +31,12 @@
  */
 static __thread pid_t gv_self;
 
+/* 0: process_vm_readv/writev work as far as we know; 1: use the pipe */
+static int gv_use_pipe;
+/* The pipe of the current call, made on first use, closed at its end. */
+static __thread int gv_pipe[2] = { -1, -1 };
+static __thread size_t gv_pipe_size;
+
 void gv_self_begin(void)
 {
 	gv_self = getpid();
@@ -33,11 +45,85 @@ void gv_self_begin(void)
 void gv_self_end(void)
 {
 	gv_self = 0;
+	if (gv_pipe[0] >= 0) {
+		close(gv_pipe[0]);
+		close(gv_pipe[1]);
+		gv_pipe[0] = gv_pipe[1] = -1;
+	}
 }
 
 static pid_t gv_pid(void)
 {
 	return gv_self ? gv_self : getpid();
+}
+
+/* Errors that say the mechanism is unavailable, not that memory is bad. */
+static bool gv_pvm_unavailable(int err)
+{
+	if (err != ENOSYS && err != EPERM && err != EACCES)
+		return false;
+	__atomic_store_n(&gv_use_pipe, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* Read and drop @len bytes the pipe still holds after a failed copy. */
+static void gv_pipe_drain(size_t len)
+{
+	char buf[512];
+
+	while (len) {
+		ssize_t n = read(gv_pipe[0], buf,
+				 len < sizeof(buf) ? len : sizeof(buf));
+
+		if (n <= 0)
+			break;
+		len -= n;
+	}
+}
+
+/* One copy through the pipe; the pipe is empty before and after. */
+static int gv_pipe_rw(bool write_user, uintptr_t remote, void *local,
+		      size_t len)
+{
+	if (gv_pipe[0] < 0) {
+		int size;
+
+		if (pipe2(gv_pipe, O_CLOEXEC | O_NONBLOCK))
+			return -errno;
+		size = fcntl(gv_pipe[0], F_GETPIPE_SZ);
+		gv_pipe_size = size > 0 ? (size_t)size : GV_PAGE;
+	}
+	while (len) {
+		size_t chunk = len < gv_pipe_size ? len : gv_pipe_size;
+		ssize_t in, out;
+
+		if (write_user) {
+			in = write(gv_pipe[1], local, chunk);
+			if (in != (ssize_t)chunk) {
+				gv_pipe_drain(in > 0 ? in : 0);
+				return -EIO;
+			}
+			out = read(gv_pipe[0], (void *)remote, chunk);
+		} else {
+			in = write(gv_pipe[1], (void *)remote, chunk);
+			if (in < 0)
+				return errno == EFAULT ? -EFAULT : -errno;
+			out = read(gv_pipe[0], local, in);
+			if (in != (ssize_t)chunk) {
+				/* a bad page part of the way */
+				gv_pipe_drain(in - (out > 0 ? out : 0));
+				return -EFAULT;
+			}
+		}
+		if (out != (ssize_t)chunk) {
+			gv_pipe_drain(chunk - (out > 0 ? out : 0));
+			return -EFAULT;
+		}
+		remote += chunk;
+		local = (char *)local + chunk;
+		len -= chunk;
+	}
+	return 0;
 }
 
 /*
@@ -54,10 +140,14 @@ static int gv_vm_rw(bool write, uintptr_t remote, void *local, size_t len)
 		return 0;
 	if (!remote || remote + len < remote)
 		return -EFAULT;
+	if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED))
+		return gv_pipe_rw(write, remote, local, len);
 	n = write ? process_vm_writev(gv_pid(), &l, 1, &r, 1, 0) :
 		    process_vm_readv(gv_pid(), &l, 1, &r, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
+	if (n < 0 && gv_pvm_unavailable(errno))
+		return gv_pipe_rw(write, remote, local, len);
 	if (n >= 0 || errno == EFAULT)
 		return -EFAULT;
 	return -errno;
@@ -85,6 +175,13 @@ size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
 	struct iovec l[64], r[64];
 	size_t done = 0;
 
+	if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
+		while (done < n && !gv_copy_to_user(w[done].dst,
+						     arena + w[done].off,
+						     w[done].len))
+			done++;
+		return done;
+	}
 	while (done < n) {
 		size_t k = 0, total = 0, landed;
 		ssize_t got;
@@ -104,6 +201,9 @@ size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
 		if (!k)
 			return done;
 		got = process_vm_writev(gv_pid(), l, k, r, k, 0);
+		if (got < 0 && gv_pvm_unavailable(errno))
+			return done + gv_copy_to_user_batch(arena, w + done,
+							    n - done);
 		if (got == (ssize_t)total) {
 			done += k;
 			continue;
