@@ -3,9 +3,9 @@
  * getvalues.c - getvalues(): checks of the call itself, $ORIGIN, and the
  * copy of the caller's vector in and out.
  *
- * Order (getvalues(3)): unknown flags; the vector (readable, every reserved
- * field 0); $ORIGIN. Only then is anything written, and the caller's vector
- * is written back once, at the end.
+ * Order of errors (getvalues(3)): unknown flags; the vector (readable, every
+ * reserved field 0); $ORIGIN. Only then is anything written, and the
+ * caller's vector is written back once, at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,19 +96,22 @@ static int gv_library_getvalues(int dfd, const char *path,
 	struct gv_names names = { 0 };
 	int ret = 0, handled;
 
-	if (num) {
-		ret = gv_copy_vec(uvec, num, &vec);
-		if (ret)
-			return ret;
-		for (size_t i = 0; i < num; i++)
-			if (vec[i].reserved) {
-				free(vec);
-				return -EINVAL;
-			}
-	}
-
+	/*
+	 * $ORIGIN is looked up first, before the library holds any descriptor
+	 * of its own (the copy of vec may need a pipe): a closed @dfd must
+	 * stay closed for the lookup. Its errors still come after those of
+	 * vec, in the order getvalues(3) gives.
+	 */
 	gv_fork_guard_enter();
 	ctx.origin = gv_open_origin(dfd, path, flags);
+	if (num) {
+		ret = gv_copy_vec(uvec, num, &vec);
+		for (size_t i = 0; !ret && i < num; i++)
+			if (vec[i].reserved)
+				ret = -EINVAL;
+		if (ret)
+			goto out;
+	}
 	if (ctx.origin < 0) {
 		ret = ctx.origin;
 		goto out;

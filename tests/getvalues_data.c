@@ -101,8 +101,8 @@ static const struct dcase cases[] = {
 	ERR("data:fifo/x", ENOTDIR),
 	ERR("data:loop/x", ELOOP),
 	/* other mounts */
-	ERR("data:mnt", EXDEV),
-	ERR("data:mnt/file", EXDEV),
+	ERR("data:submount", EXDEV),
+	ERR("data:submount/file", EXDEV),
 	ERR("data:tomnt/file", EXDEV),
 	ERR("data:bound", EXDEV),
 	ERR("data:dir/bound", EXDEV),
@@ -148,8 +148,8 @@ static const struct dcase cases[] = {
 	ERR("dir:missing", ENOENT),
 	ERR("dir:file/x", ENOTDIR),
 	ERR("dir:loop/x", ELOOP),
-	ERR("dir:mnt", EXDEV),
-	ERR("dir:mnt/sub", EXDEV),
+	ERR("dir:submount", EXDEV),
+	ERR("dir:submount/sub", EXDEV),
 	ERR("dir:tomnt/sub", EXDEV),
 	ERR("dir:/dir", EINVAL),
 	ERR("dir:/", EINVAL),
@@ -246,7 +246,7 @@ static void setup(void)
 	    t_write_file(origin, "dir/bound", "under a mount", 13, 0644) ||
 	    t_write_file(origin, "bound", "under a mount", 13, 0644) ||
 	    mkdirat(origin, "emptydir", 0755) || mkdirat(origin, "many", 0755) ||
-	    mkdirat(origin, "mnt", 0755) ||
+	    mkdirat(origin, "submount", 0755) ||
 	    symlinkat("file", origin, "link") ||
 	    symlinkat("nowhere", origin, "dangling") ||
 	    symlinkat("loop", origin, "loop") ||
@@ -257,7 +257,7 @@ static void setup(void)
 	    symlinkat("../secret", origin, "escape") ||
 	    symlinkat("../..", origin, "dir/uplink") ||
 	    symlinkat("dir", origin, "dirlink") ||
-	    symlinkat("mnt", origin, "tomnt") ||
+	    symlinkat("submount", origin, "tomnt") ||
 	    mkfifoat(origin, "fifo", 0644) ||
 	    mknodat(origin, "null", S_IFCHR | 0666, makedev(1, 3)) ||
 	    mknodat(origin, "unused", S_IFCHR | 0666, makedev(chr_unused, 0)) ||
@@ -298,7 +298,7 @@ static void setup(void)
 		tap_bail("socket: %s", strerror(errno));
 
 	/* another mount inside, and a file bind-mounted on a file */
-	snprintf(path, sizeof(path), "%s/mnt", originpath);
+	snprintf(path, sizeof(path), "%s/submount", originpath);
 	if (gvt_mount_tmpfs(path, 0, "mode=0755"))
 		tap_bail("mount tmpfs: %s", strerror(errno));
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
