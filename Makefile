@@ -56,7 +56,7 @@ endif
 GV_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(FLAVOUR_CFLAGS) \
 		   $(CFLAGS)
 LIB_CFLAGS	:= $(GV_CFLAGS) -fPIC -fvisibility=hidden -Isrc
-LIB_LIBS	:= -lpthread
+LIB_LIBS	:= -luring -lpthread
 LDLIBS_ALL	:= $(LIB_LIBS)
 
 LIB_SRCS	:= $(sort $(wildcard src/*.c))
