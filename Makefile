@@ -103,7 +103,8 @@ $(SHLIB): $(LIB_OBJS) src/libgetvalues.map
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libgetvalues.so.$(SOVERSION) \
 		-Wl,--version-script,src/libgetvalues.map -Wl,-z,defs \
-		$(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS)
+		$(filter-out -static,$(FLAVOUR_LDFLAGS)) $(LDFLAGS) -o $@ \
+		$(LIB_OBJS) $(LIB_LIBS)
 	$(Q)ln -sf libgetvalues.so.$(SOVERSION) $(B)/libgetvalues.so
 
 $(STLIB): $(LIB_OBJS)
