@@ -215,6 +215,26 @@ int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
 int gv_reopen(int fd, int oflags);
 void gv_lookup_release(struct gv_ctx *ctx);
 
+/*
+ * data.c: data:SUBPATH opened exactly as the data group opens it, apart
+ * from reading it; the uring backend reads what this opens.
+ */
+enum gv_data_kind {
+	GV_DATA_FILE = 1,	/* a regular file, open for reading in fd */
+	GV_DATA_LINK,		/* a symlink, O_PATH in fd: its target */
+	GV_DATA_TRY,		/* procfs and the like, no special files
+				   there: open SUBPATH beneath $ORIGIN, the
+				   open tells what it is */
+};
+struct gv_data_file {
+	int fd;			/* the caller closes it */
+	int64_t size;		/* of a GV_DATA_FILE; -1 when unknown */
+};
+/* A gv_data_kind, or -errno for the entry. */
+int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f);
+/* data:SUBPATH with a non-empty SUBPATH (the name of a file beneath) */
+bool gv_data_is_file(const struct gv_req *req);
+
 /* the groups */
 extern const struct gv_group gv_group_mnt, gv_group_mntns, gv_group_xattr,
 	gv_group_data, gv_group_dir, gv_group_stat, gv_group_lstat,
