@@ -55,7 +55,18 @@ static void gv_read_env(void)
 enum gv_backend_id gv_backend_forced(void)
 {
 	pthread_once(&gv_forced_once, gv_read_env);
-	return gv_forced;
+	return __atomic_load_n(&gv_forced, __ATOMIC_RELAXED);
+}
+
+void gv_backend_force(enum gv_backend_id id)
+{
+	pthread_once(&gv_forced_once, gv_read_env);
+	__atomic_store_n(&gv_forced, id, __ATOMIC_RELAXED);
+}
+
+enum gv_backend_id gv_backend_last(void)
+{
+	return GV_BACKEND_SYNC;
 }
 
 /*
@@ -80,4 +91,37 @@ int gv_backend_usable(enum gv_backend_id id)
 const struct gv_backend *gv_backend_ops(enum gv_backend_id id)
 {
 	return gv_backends[id];
+}
+
+/* ---- getvalues(): how the data: values of one call are fetched ---- */
+
+/* No backend fetches batches yet: every value is fetched one at a time. */
+void gv_batch_begin(struct gv_ctx *ctx)
+{
+	ctx->batch_state = GV_BATCH_OFF;
+	ctx->batch = NULL;
+}
+
+void gv_batch_end(struct gv_ctx *ctx)
+{
+	ctx->batch_state = GV_BATCH_OFF;
+}
+
+int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
+		  struct gv_out *out)
+{
+	(void)ctx;
+	(void)req;
+	(void)out;
+	return -EGV_SYNC;
+}
+
+int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
+		   struct gv_out *out)
+{
+	(void)ctx;
+	(void)req;
+	(void)fd;
+	(void)out;
+	return -EGV_SYNC;
 }

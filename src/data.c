@@ -176,6 +176,11 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		return -EINVAL;
 	if (!*sub)	/* $ORIGIN itself */
 		return gv_data_object(ctx->origin, out);
+	if (ctx->batch_state != GV_BATCH_OFF) {
+		err = gv_batch_data(ctx, req, out);
+		if (err != -EGV_SYNC)
+			return err;
+	}
 
 	kind = gv_data_open(ctx, sub, &f);
 	switch (kind) {
@@ -186,10 +191,18 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		close(f.fd);
 		return err;
 	case GV_DATA_FILE:
-		return gv_data_read(f.fd, out);
+		break;
 	default:
 		return kind;
 	}
+	if (ctx->batch_state == GV_BATCH_PROBE) {
+		err = gv_batch_probe(ctx, req, f.fd, out);
+		if (err != -EGV_SYNC) {
+			close(f.fd);
+			return err;
+		}
+	}
+	return gv_data_read(f.fd, out);
 }
 
 static int gv_data_list(struct gv_ctx *ctx, const struct gv_req *req,
