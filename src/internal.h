@@ -95,6 +95,10 @@ const struct gv_backend *gv_backend_ops(enum gv_backend_id id);
 void gv_backend_force(enum gv_backend_id id);
 /* The backend that fetched the data: values of this thread's last call. */
 enum gv_backend_id gv_backend_last(void);
+/* How auto sees the file system of $ORIGIN (backend.c). */
+enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER };
+/* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */
+void gv_backend_force_fs_class(int cls);
 
 /*
  * How one getvalues() call fetches its data: values. data.c asks
