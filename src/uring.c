@@ -28,13 +28,13 @@
  * in front of the same three.
  *
  * Where the bytes go. The first entry of the batch is the one the walk is
- * at: its place in the caller's buffer is known, and its file is read
- * straight there (unless that buffer overlaps another entry's: the walk
- * writes in entry order, io_uring does not). Every later file is read into
- * library memory and copied by the walk like any staged value: a value in
- * a shared buffer has no known place before the values ahead of it, and a
- * call that stops on an overflow must leave the buffers of the entries
- * after it untouched, which a read ahead into them would not. A result
+ * at: its place in the caller's buffer is known, and so are the places of
+ * the files after it in the same buffer, from the sizes statx gave for the
+ * files before them: those are read straight there (see gv_batch_plan()).
+ * Every other file is read into library memory and copied by the walk
+ * like any staged value: a call that stops on an overflow must leave the
+ * buffers of later entries untouched, which a read ahead into them would
+ * not. A result
  * that cannot be judged exactly as the sync path would (an error, a value
  * larger than what was read) is dropped and the entry fetched again by
  * data.c, so values, errors and overflows are those of the sync backend by
@@ -308,17 +308,21 @@ struct gv_job {
 	size_t len;		/* of the read */
 	size_t room;		/* placed: the room; staged: the most it has */
 	bool placed;		/* dst is in the caller's buffer */
+	bool chain;		/* in the buffer the walk is at, no gap */
 	bool direct;		/* opened by the ring into a direct slot */
 	bool closed;		/* the chain is over */
 	int fd;			/* opened by data.c, closed by the ring */
 	int state;
 	int err;
 	int res_open, res_read, res_eof;
+	int64_t expect;		/* placed by a prediction made with this */
 	size_t n;
 };
 
 struct gv_batch {
 	size_t from, num;
+	/* where the next value of the walk's buffer will go, 0: unknown */
+	uintptr_t pred, pred_end;
 	struct gv_job **of;	/* entry from + k -> its job, or NULL */
 	struct gv_job *jobs;
 	size_t njobs;
@@ -418,6 +422,17 @@ static char *gv_stage_alloc(struct gv_ring *r, struct gv_batch *b,
 /*
  * Where each data: file of entries @from.. is to be read: b->jobs in entry
  * order, b->of mapping entries to them. Nothing is opened yet.
+ *
+ * The buffer the walk is at (entry @from's, and every entry after it that
+ * continues it) is filled in entry order, and what lies past the values
+ * written in it is unspecified: the files there are read straight to where
+ * the sizes of the values before them say they go. That holds as long as
+ * nothing of unknown length comes between (another group, a symlink, a
+ * procfs file), and unless the buffer overlaps another entry's (the walk
+ * writes in entry order, io_uring does not). Every other file is staged:
+ * an entry that makes a buffer of its own may never be reached, if the
+ * call stops on an overflow before it, and its buffer must then be left
+ * untouched.
  */
 static void gv_batch_plan(struct gv_ctx *ctx, size_t from,
 			  const struct gv_out *out, struct gv_batch *b)
@@ -425,28 +440,29 @@ static void gv_batch_plan(struct gv_ctx *ctx, size_t from,
 	const struct name_val *vec = ctx->vec;
 	size_t num = ctx->nreqs, setter = from;
 	size_t room_bound = out->room;	/* most room a value can have */
+	bool chain;
 
 	/* the entry that made entry @from's buffer the current one */
 	while (setter > 0 && !vec[setter].value_in.iov_base)
 		setter--;
+	b->pred_end = gv_end(out->dst, out->room);
+	chain = !gv_overlaps_other(vec, num, out->dst, b->pred_end, setter);
+	b->pred = chain ? out->dst : 0;
 	for (size_t i = from; i < num; i++) {
 		struct gv_job *j = &b->jobs[b->njobs];
 
-		if (i > from && vec[i].value_in.iov_base)
+		if (i > from && vec[i].value_in.iov_base) {
 			room_bound = vec[i].value_in.iov_len;
-		if (!gv_data_is_file(&ctx->reqs[i]))
+			chain = false;
+		}
+		if (!gv_data_is_file(&ctx->reqs[i])) {
+			chain = false;
 			continue;
+		}
 		*j = (struct gv_job){
 			.idx = i, .path = ctx->reqs[i].arg, .fd = -1,
-			.room = room_bound,
+			.room = room_bound, .chain = chain, .expect = -1,
 		};
-		if (i == from) {
-			j->dst = (char *)out->dst;
-			j->placed = !gv_overlaps_other(vec, num, out->dst,
-						       gv_end(out->dst,
-							      out->room),
-						       setter);
-		}
 		b->of[i - from] = j;
 		b->njobs++;
 	}
@@ -465,6 +481,25 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 	int kind = gv_data_open(ctx, j->path, &f);
 	size_t want;
 
+	if (j->chain && b->pred) {
+		j->placed = true;
+		j->dst = (char *)b->pred;
+		j->room = b->pred_end - b->pred;
+		j->len = j->room < GV_READ_MAX ? j->room : GV_READ_MAX;
+	}
+	/* the next value of the buffer goes after this one, if it fits */
+	if (kind == GV_DATA_FILE && f.size >= 0 && (size_t)f.size < j->room &&
+	    j->placed)
+		j->expect = f.size;
+	if (kind < 0 && kind != -EMFILE && kind != -ENFILE &&
+	    kind != -ENOMEM) {
+		/* an error: the value takes no room */
+	} else if (j->expect >= 0) {
+		b->pred += j->expect;
+	} else {
+		b->pred = 0;
+	}
+
 	switch (kind) {
 	case GV_DATA_FILE:
 		j->fd = f.fd;
@@ -482,10 +517,8 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 		j->err = kind;
 		return false;
 	}
-	if (j->placed) {
-		j->len = j->room < GV_READ_MAX ? j->room : GV_READ_MAX;
+	if (j->placed)
 		return true;
-	}
 	/*
 	 * Staged: the file's size and one byte more, so that its end shows,
 	 * and never more than the buffer could take. Files of unknown size
@@ -685,8 +718,14 @@ static void gv_job_judge(struct gv_job *j)
 	j->n = (size_t)j->res_read;
 	if (j->n == j->len)
 		j->state = GV_JOB_FULL;
-	else if (j->res_eof == 0)
+	else if (j->res_eof == 0 && (j->expect < 0 || j->n == (size_t)j->expect))
 		j->state = GV_JOB_VALUE;
+	/*
+	 * A file that is not the size its place was predicted with may have
+	 * run into the next file's place, read at the same time: data.c
+	 * reads it again (and the places of those after it are wrong, which
+	 * the walk's placement check sees).
+	 */
 }
 
 static int gv_uring_batch_fetch(struct gv_ctx *ctx, size_t from,

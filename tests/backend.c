@@ -484,6 +484,92 @@ static void test_leaks(void)
 	tap_is_long(gv_uring_busy_slots(), 0, "no direct slot left behind");
 }
 
+struct resizer {
+	int dir;
+	volatile bool stop;
+};
+
+/* Rewrite "a" in place, 10 bytes, then 5000, then 10 ... */
+static void *resize_main(void *p)
+{
+	struct resizer *z = p;
+	static char big[5000];
+	int fd = openat(z->dir, "a", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	memset(big, 'A', sizeof(big));
+	for (int i = 0; fd >= 0 && !z->stop; i++) {
+		size_t n = i % 2 ? sizeof(big) : 10;
+
+		if (pwrite(fd, big, n, 0) < 0 || ftruncate(fd, n))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * A file that changes size while the ring reads it, straight into a
+ * shared buffer, must not run over the values placed after it (their
+ * places came from the sizes statx gave before).
+ */
+static void test_resize(void)
+{
+	static const char *const names[] = {
+		"data:a", ":b", ":c", ":a", ":d",
+	};
+	static const char *const want[] = { NULL, "bbbb", "cccccccc", NULL,
+					    "d" };
+	struct resizer z = { .stop = false };
+	struct name_val v[5];
+	char buf[32768];
+	pthread_t t;
+	int bad = 0;
+
+	z.dir = t_tmpdir_fd("resize");
+	t_write_file(z.dir, "a", "0123456789", 10, 0644);
+	t_write_file(z.dir, "b", want[1], 4, 0644);
+	t_write_file(z.dir, "c", want[2], 8, 0644);
+	t_write_file(z.dir, "d", want[4], 1, 0644);
+	gv_backend_force(GV_BACKEND_URING);
+	if (pthread_create(&t, NULL, resize_main, &z))
+		tap_bail("pthread_create");
+	for (int i = 0; i < 3000; i++) {
+		for (int k = 0; k < 5; k++)
+			v[k] = (struct name_val){ .name = names[k] };
+		v[0].value_in = (struct iovec){ buf, sizeof(buf) };
+		if (getvalues(z.dir, "", v, 5, AT_EMPTY_PATH) != 5) {
+			bad++;
+			continue;
+		}
+		/* "a" is all 'A's, or its first digits, at any length */
+		for (int k = 0; k < 5; k += 3) {
+			const char *p = v[k].value_out.iov_base;
+			size_t len = v[k].value_out.iov_len;
+
+			if (v[k].error || (len && p[0] != 'A' && p[0] != '0'))
+				bad++;
+			for (size_t x = 1; x < len && !v[k].error; x++)
+				if (p[x] != p[0] && p[0] == 'A') {
+					bad++;
+					break;
+				}
+		}
+		for (int k = 1; k < 5; k++)
+			if (want[k] && (v[k].error ||
+					v[k].value_out.iov_len != strlen(want[k]) ||
+					memcmp(v[k].value_out.iov_base, want[k],
+					       strlen(want[k])))) {
+				bad++;
+				break;
+			}
+	}
+	z.stop = true;
+	pthread_join(t, NULL);
+	tap_is_long(bad, 0, "a file changing size under 3000 calls: its "
+		    "value and the values after it undamaged");
+}
+
 static void test_seccomp(void)
 {
 	static const int errs[] = { EPERM, ENOSYS };
@@ -692,6 +778,7 @@ int main(int argc, char **argv)
 	test_disabled();
 	test_fork();
 	test_leaks();
+	test_resize();
 	test_threads();
 	return tap_done();
 }
