@@ -8,8 +8,8 @@
  *         [-n N,N,...]
  *
  * Cached: for N = 1, 16, 256 files (or those of -n), each repeat times enough calls to read
- * about 2048 files with each method, the methods interleaved so that drift
- * hits all alike. Cold: ext4 files of 4 KiB, N = 64 and 1000, the page
+ * about 2048 files with each method, the methods interleaved (in an order
+ * that rotates from repeat to repeat) so that drift hits all alike. Cold: ext4 files of 4 KiB, N = 64 and 1000, the page
  * cache dropped (echo 3 > /proc/sys/vm/drop_caches) before every single
  * measurement. Tables show medians in microseconds per call and ratios:
  * orc/sync above 1 means getvalues() beats open/read/close; sync/uring and
@@ -276,8 +276,11 @@ static void cached(struct fileset *sets, int nsets, int repeats)
 			prepare(s, n);
 			for (int m = 0; m < M_COUNT; m++)	/* warm up */
 				measure(m, s, n, loops / 8 + 1, NULL);
+			/* the order rotates: no method always follows another */
 			for (int r = 0; r < repeats; r++)
-				for (int m = 0; m < M_COUNT; m++) {
+				for (int q = 0; q < M_COUNT; q++) {
+					int m = (q + r) % M_COUNT;
+
 					t[m][r] = measure(m, s, n, loops,
 							  m == M_AUTO ?
 							  &choice : NULL);
@@ -330,7 +333,9 @@ static void cold(struct fileset *s, int repeats)
 
 		prepare(s, n);
 		for (int r = 0; r < repeats; r++)
-			for (int m = 0; m < M_COUNT; m++) {
+			for (int q = 0; q < M_COUNT; q++) {
+				int m = (q + r) % M_COUNT;
+
 				drop_caches();
 				t[m][r] = measure(m, s, n, 1, &choice);
 				if (m == M_AUTO)
