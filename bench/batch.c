@@ -447,6 +447,14 @@ int main(int argc, char **argv)
 		cold(&cold_set, cold_repeats);
 	}
 	printf("\n$DIR is %s (%s).\n", base, bench_fs_name(base));
+	{
+		double load[3];
+
+		if (getloadavg(load, 3) == 3)
+			printf("Load average when done: %.2f %.2f %.2f (the "
+			       "figures are only as quiet as the machine).\n",
+			       load[0], load[1], load[2]);
+	}
 
 	for (int k = 0; k < nsets; k++)
 		if (k >= 2)
