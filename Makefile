@@ -56,7 +56,7 @@ endif
 GV_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(FLAVOUR_CFLAGS) \
 		   $(CFLAGS)
 LIB_CFLAGS	:= $(GV_CFLAGS) -fPIC -fvisibility=hidden -Isrc
-LIB_LIBS	:= -lpthread
+LIB_LIBS	:= -luring -lpthread
 LDLIBS_ALL	:= $(LIB_LIBS)
 
 LIB_SRCS	:= $(sort $(wildcard src/*.c))
@@ -103,7 +103,8 @@ $(SHLIB): $(LIB_OBJS) src/libgetvalues.map
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libgetvalues.so.$(SOVERSION) \
 		-Wl,--version-script,src/libgetvalues.map -Wl,-z,defs \
-		$(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS)
+		$(filter-out -static,$(FLAVOUR_LDFLAGS)) $(LDFLAGS) -o $@ \
+		$(LIB_OBJS) $(LIB_LIBS)
 	$(Q)ln -sf libgetvalues.so.$(SOVERSION) $(B)/libgetvalues.so
 
 $(STLIB): $(LIB_OBJS)

@@ -78,63 +78,131 @@ static int gv_data_readlink(int dfd, const char *name, struct gv_out *out)
 }
 
 /*
- * The object the O_PATH descriptor @fd refers to (an O_PATH open opens
- * nothing: no FIFO wakes up, no driver is called): a symlink's target, a
- * regular file's contents, else ENODATA. Deciding on the pinned inode
- * rather than on a name is what keeps a FIFO or a device that a rename
- * swaps in under a file's name from ever being opened.
+ * The object the O_PATH descriptor @pin refers to (an O_PATH open opens
+ * nothing: no FIFO wakes up, no driver is called), made ready to read:
+ * GV_DATA_FILE for a regular file, then open for reading in @f->fd;
+ * GV_DATA_LINK for a symlink (read it through @pin); else -ENODATA.
+ * Deciding on the pinned inode rather than on a name is what keeps a FIFO
+ * or a device that a rename swaps in under a file's name from ever being
+ * opened.
  */
-static int gv_data_object(int fd, struct gv_out *out)
+static int gv_data_pinned(int pin, struct gv_data_file *f)
 {
 	struct statx stx;
-	int rfd;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE,
-		  &stx))
+	f->fd = -1;
+	f->size = -1;
+	if (statx(pin, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		  STATX_TYPE | STATX_SIZE, &stx))
 		return -errno;
 	if (S_ISLNK(stx.stx_mode))
-		return gv_data_readlink(fd, "", out);
+		return GV_DATA_LINK;
 	if (!S_ISREG(stx.stx_mode))
 		return -ENODATA;
-	rfd = gv_reopen(fd, GV_DATA_OPEN & ~O_NOFOLLOW);
-	return rfd < 0 ? rfd : gv_data_read(rfd, out);
+	if (stx.stx_mask & STATX_SIZE)
+		f->size = (int64_t)stx.stx_size;
+	f->fd = gv_reopen(pin, GV_DATA_OPEN & ~O_NOFOLLOW);
+	return f->fd < 0 ? f->fd : GV_DATA_FILE;
+}
+
+static int gv_data_object(int pin, struct gv_out *out)
+{
+	struct gv_data_file f;
+	int kind = gv_data_pinned(pin, &f);
+
+	if (kind == GV_DATA_LINK)
+		return gv_data_readlink(pin, "", out);
+	return kind < 0 ? kind : gv_data_read(f.fd, out);
+}
+
+bool gv_data_is_file(const struct gv_req *req)
+{
+	return req->group == &gv_group_data && !req->err && req->arg &&
+	       *req->arg && gv_subpath_valid(req->arg);
+}
+
+int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f)
+{
+	const char *base;
+	int dfd, pin, kind;
+
+	f->fd = -1;
+	f->size = -1;
+	if (gv_no_special_files(ctx))
+		return GV_DATA_TRY;
+	dfd = gv_lookup_parent(ctx, sub, &base);
+	if (dfd < 0)
+		return dfd;
+	/* RESOLVE_NO_XDEV: a mount point as the last component is EXDEV */
+	pin = gv_open_beneath(dfd, base, O_PATH | O_NOFOLLOW);
+	if (pin < 0)
+		return pin;
+	kind = gv_data_pinned(pin, f);
+	if (kind == GV_DATA_LINK)
+		f->fd = pin;
+	else
+		close(pin);
+	return kind;
+}
+
+/* procfs and the like: open first; a symlink is what refuses. */
+static int gv_data_try(struct gv_ctx *ctx, const char *sub,
+		       struct gv_out *out)
+{
+	const char *base;
+	int dfd, fd;
+
+	fd = gv_open_beneath(ctx->origin, sub, GV_DATA_OPEN);
+	if (fd >= 0)
+		return gv_data_read(fd, out);
+	if (fd != -ELOOP)
+		return fd;
+	/* a symlink, or a loop before the last component */
+	dfd = gv_lookup_parent(ctx, sub, &base);
+	if (dfd < 0)
+		return dfd;
+	fd = gv_data_readlink(dfd, base, out);
+	return fd == -EINVAL ? -ELOOP : fd;
 }
 
 static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		       struct gv_out *out)
 {
-	const char *sub = req->arg, *base;
-	int dfd, fd, err;
+	const char *sub = req->arg;
+	struct gv_data_file f;
+	int kind, err;
 
 	if (!gv_subpath_valid(sub))
 		return -EINVAL;
 	if (!*sub)	/* $ORIGIN itself */
 		return gv_data_object(ctx->origin, out);
-
-	if (gv_no_special_files(ctx)) {
-		fd = gv_open_beneath(ctx->origin, sub, GV_DATA_OPEN);
-		if (fd >= 0)
-			return gv_data_read(fd, out);
-		if (fd != -ELOOP)
-			return fd;
-		/* a symlink, or a loop before the last component */
-		dfd = gv_lookup_parent(ctx, sub, &base);
-		if (dfd < 0)
-			return dfd;
-		fd = gv_data_readlink(dfd, base, out);
-		return fd == -EINVAL ? -ELOOP : fd;
+	if (ctx->batch_state != GV_BATCH_OFF) {
+		err = gv_batch_data(ctx, req, out);
+		if (err != -EGV_SYNC)
+			return err;
 	}
 
-	dfd = gv_lookup_parent(ctx, sub, &base);
-	if (dfd < 0)
-		return dfd;
-	/* RESOLVE_NO_XDEV: a mount point as the last component is EXDEV */
-	fd = gv_open_beneath(dfd, base, O_PATH | O_NOFOLLOW);
-	if (fd < 0)
-		return fd;
-	err = gv_data_object(fd, out);
-	close(fd);
-	return err;
+	kind = gv_data_open(ctx, sub, &f);
+	switch (kind) {
+	case GV_DATA_TRY:
+		return gv_data_try(ctx, sub, out);
+	case GV_DATA_LINK:
+		err = gv_data_readlink(f.fd, "", out);
+		close(f.fd);
+		return err;
+	case GV_DATA_FILE:
+		break;
+	default:
+		return kind;
+	}
+	if (ctx->batch_state == GV_BATCH_PROBE) {
+		err = gv_batch_probe(ctx, req, f.fd, out);
+		if (err != -EGV_SYNC) {
+			close(f.fd);
+			return err;
+		}
+	}
+	return gv_data_read(f.fd, out);
 }
 
 static int gv_data_list(struct gv_ctx *ctx, const struct gv_req *req,

@@ -129,6 +129,8 @@ static int gv_library_getvalues(int dfd, const char *path,
 		goto out;
 	ctx.reqs = reqs;
 	ctx.nreqs = num;
+	ctx.vec = vec;
+	gv_batch_begin(&ctx);
 	handled = gv_walk(&ctx, vec, num, reqs);
 	/* the entries handled, and the one that overflowed */
 	ret = gv_copy_to_user((uintptr_t)uvec, vec,
@@ -137,6 +139,7 @@ static int gv_library_getvalues(int dfd, const char *path,
 	if (!ret)
 		ret = handled;
 out:
+	gv_batch_end(&ctx);
 	gv_lookup_release(&ctx);
 	gv_stat_release(&ctx);
 	gv_mnt_release(&ctx);

@@ -62,19 +62,67 @@ enum gv_backend_id {
 	GV_BACKEND_UNKNOWN,
 };
 
+struct gv_ctx;
+struct gv_req;
+struct gv_out;
+struct gv_batch;
+
 struct gv_backend {
 	const char *name;
 	/* 0 when usable in this process, else -errno; run once, cached */
 	int (*probe)(void);
 	ssize_t (*readfile)(int dfd, const char *path, void *buf, size_t size,
 			    int flags);
+	/*
+	 * getvalues(), optional: fetch the data: values of entries @from to
+	 * the end as one batch, before the walk reaches them. @out is entry
+	 * @from's sink, so its place in the caller's buffer is known. The
+	 * values stay in *@batch until batch_free().
+	 */
+	int (*batch_fetch)(struct gv_ctx *ctx, size_t from,
+			   const struct gv_out *out, struct gv_batch **batch);
+	/* Entry @i's value from the batch, or -EGV_SYNC: not in the batch. */
+	int (*batch_get)(struct gv_batch *batch, size_t i, struct gv_out *out);
+	void (*batch_free)(struct gv_batch *batch);
 };
 
-extern const struct gv_backend gv_backend_sync;
+extern const struct gv_backend gv_backend_sync, gv_backend_uring;
 
 enum gv_backend_id gv_backend_forced(void);
 int gv_backend_usable(enum gv_backend_id id);
 const struct gv_backend *gv_backend_ops(enum gv_backend_id id);
+/* Tests and benchmarks: override GETVALUES_BACKEND in this process. */
+void gv_backend_force(enum gv_backend_id id);
+/* The backend that fetched the data: values of this thread's last call. */
+enum gv_backend_id gv_backend_last(void);
+/* How auto sees the file system of $ORIGIN (backend.c). */
+enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER };
+/* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */
+void gv_backend_force_fs_class(int cls);
+
+/*
+ * How one getvalues() call fetches its data: values. data.c asks
+ * gv_batch_data() first; -EGV_SYNC means: fetch this one yourself, one at
+ * a time. When the auto policy waits for the first file (GV_BATCH_PROBE),
+ * data.c hands it the open file through gv_batch_probe().
+ */
+enum gv_batch_state {
+	GV_BATCH_OFF,		/* one at a time, by the groups */
+	GV_BATCH_DECIDE,	/* auto: decide at the first data: entry */
+	GV_BATCH_PROBE,		/* auto: decide by whether that file is cached */
+	GV_BATCH_NOW,		/* fetch the batch at the first data: entry */
+	GV_BATCH_DONE,		/* fetched: the values are in ctx->batch */
+};
+#define EGV_SYNC 4097
+void gv_batch_begin(struct gv_ctx *ctx);
+int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
+		  struct gv_out *out);
+int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
+		   struct gv_out *out);
+void gv_batch_end(struct gv_ctx *ctx);
+
+/* uring.c: for tests, slots of this thread's ring still holding a file */
+int gv_uring_busy_slots(void);
 
 /* ---- getvalues(): the per-call context, parsed names and value sinks ---- */
 
@@ -157,7 +205,9 @@ int gv_put_field_names(struct gv_out *out, const struct gv_field *fields);
  * Let the kernel write the value into the caller's buffer: @*dst gets the
  * address, @*room the space. Returns -EGV_RETRY when earlier staged values
  * could not be written (the walk then redoes them one by one): pass it up.
- * Finish with gv_out_direct_done(), giving the length written.
+ * Finish with gv_out_direct_done(), giving the length written. A value a
+ * batch backend placed in the caller's buffer before the walk began needs
+ * no flush: it only calls gv_out_direct_done().
  */
 #define EGV_RETRY 4096
 int gv_out_direct(struct gv_out *out, void **dst, size_t *room);
@@ -174,6 +224,12 @@ struct gv_ctx {
 	 */
 	const struct gv_req *reqs;
 	size_t nreqs;
+	/* ... and the entries themselves, for where their values go */
+	const struct name_val *vec;
+
+	/* backend.c: how the data: values are fetched (enum gv_batch_state) */
+	int batch_state;
+	struct gv_batch *batch;
 
 	/* facts about $ORIGIN, fetched once per call when first needed */
 	bool have_statfs;
@@ -214,6 +270,26 @@ int gv_open_beneath(int dfd, const char *path, int oflags);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
 int gv_reopen(int fd, int oflags);
 void gv_lookup_release(struct gv_ctx *ctx);
+
+/*
+ * data.c: data:SUBPATH opened exactly as the data group opens it, apart
+ * from reading it; the uring backend reads what this opens.
+ */
+enum gv_data_kind {
+	GV_DATA_FILE = 1,	/* a regular file, open for reading in fd */
+	GV_DATA_LINK,		/* a symlink, O_PATH in fd: its target */
+	GV_DATA_TRY,		/* procfs and the like, no special files
+				   there: open SUBPATH beneath $ORIGIN, the
+				   open tells what it is */
+};
+struct gv_data_file {
+	int fd;			/* the caller closes it */
+	int64_t size;		/* of a GV_DATA_FILE; -1 when unknown */
+};
+/* A gv_data_kind, or -errno for the entry. */
+int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f);
+/* data:SUBPATH with a non-empty SUBPATH (the name of a file beneath) */
+bool gv_data_is_file(const struct gv_req *req);
 
 /* the groups */
 extern const struct gv_group gv_group_mnt, gv_group_mntns, gv_group_xattr,
