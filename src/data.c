@@ -86,7 +86,8 @@ static int gv_data_readlink(int dfd, const char *name, struct gv_out *out)
  * or a device that a rename swaps in under a file's name from ever being
  * opened.
  */
-static int gv_data_pinned(int pin, struct gv_data_file *f)
+static int gv_data_pinned(struct gv_ctx *ctx, int pin,
+			  struct gv_data_file *f)
 {
 	struct statx stx;
 
@@ -101,14 +102,14 @@ static int gv_data_pinned(int pin, struct gv_data_file *f)
 		return -ENODATA;
 	if (stx.stx_mask & STATX_SIZE)
 		f->size = (int64_t)stx.stx_size;
-	f->fd = gv_reopen(pin, GV_DATA_OPEN & ~O_NOFOLLOW);
+	f->fd = gv_reopen(ctx, pin, GV_DATA_OPEN & ~O_NOFOLLOW);
 	return f->fd < 0 ? f->fd : GV_DATA_FILE;
 }
 
-static int gv_data_object(int pin, struct gv_out *out)
+static int gv_data_object(struct gv_ctx *ctx, int pin, struct gv_out *out)
 {
 	struct gv_data_file f;
-	int kind = gv_data_pinned(pin, &f);
+	int kind = gv_data_pinned(ctx, pin, &f);
 
 	if (kind == GV_DATA_LINK)
 		return gv_data_readlink(pin, "", out);
@@ -137,7 +138,7 @@ int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f)
 	pin = gv_open_beneath(dfd, base, O_PATH | O_NOFOLLOW);
 	if (pin < 0)
 		return pin;
-	kind = gv_data_pinned(pin, f);
+	kind = gv_data_pinned(ctx, pin, f);
 	if (kind == GV_DATA_LINK)
 		f->fd = pin;
 	else
@@ -175,7 +176,7 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 	if (!gv_subpath_valid(sub))
 		return -EINVAL;
 	if (!*sub)	/* $ORIGIN itself */
-		return gv_data_object(ctx->origin, out);
+		return gv_data_object(ctx, ctx->origin, out);
 	if (ctx->batch_state != GV_BATCH_OFF) {
 		err = gv_batch_data(ctx, req, out);
 		if (err != -EGV_SYNC)

@@ -90,7 +90,9 @@ static int gv_library_getvalues(int dfd, const char *path,
 				struct name_val *uvec, size_t num,
 				unsigned int flags)
 {
-	struct gv_ctx ctx = { .origin = -1, .dir_fd = -1, .flags = flags };
+	struct gv_ctx ctx = {
+		.origin = -1, .dir_fd = -1, .proc_fd = -1, .flags = flags,
+	};
 	struct name_val *vec = NULL;
 	struct gv_req *reqs = NULL;
 	struct gv_names names = { 0 };

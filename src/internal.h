@@ -239,6 +239,7 @@ struct gv_ctx {
 	/* lookup.c: the directory of the previous SUBPATH */
 	int dir_fd;
 	char *dir_path;
+	int proc_fd;		/* /proc/self/fd, for gv_reopen() */
 
 	/* stat.c: the statx of the previous object */
 	struct gv_stat_cache *stat;
@@ -268,7 +269,7 @@ bool gv_subpath_valid(const char *sub);
 int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(int dfd, const char *path, int oflags);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
-int gv_reopen(int fd, int oflags);
+int gv_reopen(struct gv_ctx *ctx, int fd, int oflags);
 void gv_lookup_release(struct gv_ctx *ctx);
 
 /*

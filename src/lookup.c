@@ -75,6 +75,16 @@ int gv_open_beneath(int dfd, const char *path, int oflags)
 	return fd < 0 ? -errno : fd;
 }
 
+static void gv_dir_release(struct gv_ctx *ctx)
+{
+	if (ctx->dir_path) {
+		close(ctx->dir_fd);
+		free(ctx->dir_path);
+		ctx->dir_path = NULL;
+		ctx->dir_fd = -1;
+	}
+}
+
 /*
  * The directory holding the last component of @sub, as a descriptor the
  * context keeps: consecutive entries under one directory (fd/0, fd/1, ...)
@@ -105,7 +115,7 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
 		free(dir);
 		return fd;
 	}
-	gv_lookup_release(ctx);
+	gv_dir_release(ctx);
 	ctx->dir_fd = fd;
 	ctx->dir_path = dir;
 	return fd;
@@ -113,26 +123,32 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
 
 void gv_lookup_release(struct gv_ctx *ctx)
 {
-	if (ctx->dir_path) {
-		close(ctx->dir_fd);
-		free(ctx->dir_path);
-		ctx->dir_path = NULL;
-		ctx->dir_fd = -1;
+	gv_dir_release(ctx);
+	if (ctx->proc_fd >= 0) {
+		close(ctx->proc_fd);
+		ctx->proc_fd = -1;
 	}
 }
 
 /*
  * Open what the O_PATH descriptor @fd refers to, with @oflags. There is no
  * system call for that; the /proc/self/fd magic link reaches exactly the
- * same inode without resolving any name again.
+ * same inode without resolving any name again. The /proc/self/fd directory
+ * is opened once per call, so that each reopen looks up one name, not four.
  */
-int gv_reopen(int fd, int oflags)
+int gv_reopen(struct gv_ctx *ctx, int fd, int oflags)
 {
-	char path[40];
+	char name[16];
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	r = open(path, oflags | O_CLOEXEC);
+	if (ctx->proc_fd < 0) {
+		ctx->proc_fd = open("/proc/self/fd",
+				    O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (ctx->proc_fd < 0)
+			return -errno;
+	}
+	snprintf(name, sizeof(name), "%d", fd);
+	r = openat(ctx->proc_fd, name, oflags | O_CLOEXEC);
 	return r < 0 ? -errno : r;
 }
 
