@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scratch.h"
 
 /* The top-level list, in the order SPEC gives. */
 static const struct gv_group *const gv_top[] = {
@@ -173,14 +174,18 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	const char **raw;
 	uintptr_t *src;
 	int *lens, err;
+	void *mem;
 
 	*names = (struct gv_names){ 0 };
-	raw = calloc(num, sizeof(*raw));
-	src = calloc(num, sizeof(*src));
-	lens = malloc(num * sizeof(*lens));
-	err = -ENOMEM;
-	if (!raw || !src || !lens)
-		goto out;
+	/* where each name is, then its copy and length: one scratch buffer */
+	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,
+			     num * (sizeof(*src) + sizeof(*raw) +
+				    sizeof(*lens)));
+	if (!mem)
+		return -ENOMEM;
+	src = mem;
+	raw = (const char **)(src + num);
+	lens = (int *)(raw + num);
 	for (size_t i = 0; i < num; i++)
 		src[i] = (uintptr_t)vec[i].name;
 	err = gv_strings_from_user(src, num, GV_NAME_MAX, raw, lens,
@@ -231,9 +236,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 out:
 	if (err)
 		gv_names_free(names);
-	free(raw);
-	free(src);
-	free(lens);
+	gv_scratch_put(GV_SCRATCH_NAMES, mem);
 	return err;
 }
 
