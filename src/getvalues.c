@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "scratch.h"
 
 #define GV_ORIGIN_FLAGS (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT)
 
@@ -44,7 +45,8 @@ static int gv_open_origin(int dfd, const char *path, unsigned int flags)
 
 /*
  * Copy the caller's vector in, in growing chunks, so that a huge @num with
- * a small readable vector fails with EFAULT rather than ENOMEM.
+ * a small readable vector fails with EFAULT rather than ENOMEM. The copy
+ * is scratch memory (scratch.c): a big vector reuses the last call's.
  */
 static int gv_copy_vec(const struct name_val *uvec, size_t num,
 		       struct name_val **out)
@@ -64,9 +66,10 @@ static int gv_copy_vec(const struct name_val *uvec, size_t num,
 
 			if (ncap > num)
 				ncap = num;
-			p = realloc(vec, ncap * sizeof(*vec));
+			p = gv_scratch_get(GV_SCRATCH_VEC, vec,
+					   ncap * sizeof(*vec));
 			if (!p) {
-				free(vec);
+				gv_scratch_put(GV_SCRATCH_VEC, vec);
 				return -ENOMEM;
 			}
 			vec = p;
@@ -77,7 +80,7 @@ static int gv_copy_vec(const struct name_val *uvec, size_t num,
 		err = gv_copy_from_user(vec + have, (uintptr_t)(uvec + have),
 					n * sizeof(*vec));
 		if (err) {
-			free(vec);
+			gv_scratch_put(GV_SCRATCH_VEC, vec);
 			return err;
 		}
 		have += n;
@@ -122,7 +125,10 @@ static int gv_library_getvalues(int dfd, const char *path,
 	if (!num)
 		goto out;
 
-	reqs = calloc(num, sizeof(*reqs));
+	/* gv_parse_names() sets every request */
+	if (num <= SIZE_MAX / sizeof(*reqs))
+		reqs = gv_scratch_get(GV_SCRATCH_REQS, NULL,
+				      num * sizeof(*reqs));
 	if (!reqs) {
 		ret = -ENOMEM;
 		goto out;
@@ -151,8 +157,8 @@ out:
 	gv_fork_guard_leave();
 	free(ctx.sfs);
 	gv_names_free(&names);
-	free(reqs);
-	free(vec);
+	gv_scratch_put(GV_SCRATCH_REQS, reqs);
+	gv_scratch_put(GV_SCRATCH_VEC, vec);
 	return ret;
 }
 

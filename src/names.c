@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scratch.h"
 
 /* The top-level list, in the order SPEC gives. */
 static const struct gv_group *const gv_top[] = {
@@ -159,24 +160,32 @@ void gv_names_free(struct gv_names *names)
 /*
  * Read and parse every name of @vec into @reqs. The requests point into
  * @names, which the caller frees with gv_names_free() after the walk.
+ *
+ * A shorthand name is expanded on the stack and kept only when its request
+ * points into it (a SUBPATH, an xattr name): a table of mounts, 13 fields
+ * each, would otherwise copy every expansion into memory of its own.
  */
 int gv_parse_names(const struct name_val *vec, size_t num,
 		   struct gv_req *reqs, struct gv_names *names)
 {
-	char prefix[GV_EXPANDED_MAX + 1];
+	char prefix[GV_EXPANDED_MAX + 1], full[2 * GV_EXPANDED_MAX + 2];
 	size_t prefix_len = 0;
 	bool have_prefix = false;
 	const char **raw;
 	uintptr_t *src;
 	int *lens, err;
+	void *mem;
 
 	*names = (struct gv_names){ 0 };
-	raw = calloc(num, sizeof(*raw));
-	src = calloc(num, sizeof(*src));
-	lens = malloc(num * sizeof(*lens));
-	err = -ENOMEM;
-	if (!raw || !src || !lens)
-		goto out;
+	/* where each name is, then its copy and length: one scratch buffer */
+	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,
+			     num * (sizeof(*src) + sizeof(*raw) +
+				    sizeof(*lens)));
+	if (!mem)
+		return -ENOMEM;
+	src = mem;
+	raw = (const char **)(src + num);
+	lens = (int *)(raw + num);
 	for (size_t i = 0; i < num; i++)
 		src[i] = (uintptr_t)vec[i].name;
 	err = gv_strings_from_user(src, num, GV_NAME_MAX, raw, lens,
@@ -186,31 +195,36 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 
 	for (size_t i = 0; i < num; i++) {
 		const char *name = raw[i];
+		struct gv_req *req = &reqs[i];
 		size_t plen;
-		char *out;
+		char *keep;
 
 		if (lens[i] < 0) {
-			reqs[i] = (struct gv_req){ .err = -lens[i] };
+			*req = (struct gv_req){ .err = -lens[i] };
 			have_prefix = false;
 			continue;
 		}
 		if (name[0] == ':') {
 			if (!have_prefix) {
-				reqs[i] = (struct gv_req){ .err = EINVAL };
+				*req = (struct gv_req){ .err = EINVAL };
 				continue;
 			}
-			out = gv_str_alloc(&names->expanded,
-					   prefix_len + lens[i]);
-			if (!out) {
-				reqs[i] = (struct gv_req){ .err = ENOMEM };
+			memcpy(full, prefix, prefix_len);
+			memcpy(full + prefix_len, name + 1, lens[i]); /* + NUL */
+			name = full;
+		}
+		plen = gv_parse_one(name, req);
+		if (name == full && req->arg) {
+			keep = gv_str_alloc(&names->expanded,
+					    prefix_len + lens[i]);
+			if (!keep) {
+				*req = (struct gv_req){ .err = ENOMEM };
 				have_prefix = false;
 				continue;
 			}
-			memcpy(out, prefix, prefix_len);
-			memcpy(out + prefix_len, name + 1, lens[i]); /* + NUL */
-			name = out;
+			memcpy(keep, full, prefix_len + lens[i]);
+			req->arg = keep + (req->arg - full);
 		}
-		plen = gv_parse_one(name, &reqs[i]);
 		have_prefix = plen > 0;
 		if (have_prefix) {
 			memcpy(prefix, name, plen - 1);
@@ -222,9 +236,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 out:
 	if (err)
 		gv_names_free(names);
-	free(raw);
-	free(src);
-	free(lens);
+	gv_scratch_put(GV_SCRATCH_NAMES, mem);
 	return err;
 }
 

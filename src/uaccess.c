@@ -24,6 +24,8 @@
 #include "internal.h"
 
 #define GV_PAGE 4096u
+/* regions a name may join: see gv_strings_from_user() */
+#define GV_RECENT_REGIONS 4
 
 /*
  * Our pid, fetched once per call (getpid() is a system call since glibc
@@ -268,58 +270,86 @@ int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max)
 /*
  * Read @n strings of at most @max bytes each (NUL excluded). Names that lie
  * close together in the caller's memory (one arena, one literal pool) are
- * read as one region: one iovec, one page pin, for many names. @out[i] gets
- * a NUL-terminated copy and @lens[i] its length, or @lens[i] a negative
- * errno (-EFAULT, -ENAMETOOLONG). Copies live in @*store, to be freed by
- * the caller. Strings the regions did not hold entirely (a bad page, a page
- * boundary at the end of a mapping) are read one by one.
+ * read as one region: one iovec, one page pin, for many names. A name may
+ * join any of the last few regions, not only the last one: vectors often
+ * alternate between two places, names formatted into one buffer and
+ * shorthand literals such as ":root" in another, and reading each place
+ * again for every entry would copy hundreds of bytes per name. @out[i]
+ * gets a NUL-terminated copy and @lens[i] its length, or @lens[i] a
+ * negative errno (-EFAULT, -ENAMETOOLONG). Copies live in @*store, to be
+ * freed by the caller. Strings the regions did not hold entirely (a bad
+ * page, a page boundary at the end of a mapping) are read one by one.
  */
 int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
 			 const char **out, int *lens, char **store)
 {
 	const size_t slot = max + 1, gap = 512, cap = 65536;
 	struct iovec *l = NULL, *r = NULL;
-	size_t nreg = 0, total = 0, i, k, lost = 0;
-	size_t *reg = NULL;	/* region of each string */
-	char *buf = NULL;
+	size_t nreg = 0, regcap = 0, recent[GV_RECENT_REGIONS], nrecent = 0;
+	size_t total = 0, i, k, lost = 0;
+	char *buf = NULL, *p;
 	ssize_t got;
 	int err = -ENOMEM;
 
 	*store = NULL;
 	if (!n)
 		return 0;
-	l = malloc(n * sizeof(*l));
-	r = malloc(n * sizeof(*r));
-	reg = malloc(n * sizeof(*reg));
-	if (!l || !r || !reg)
-		goto out;
+	if (n > INT_MAX)
+		return -EINVAL;
 
-	/* regions: a string joins the last one if it starts close behind */
+	/*
+	 * Regions; until the strings are found in them, @lens[i] holds the
+	 * region of string i (all fit: a region holds at least one string).
+	 */
 	for (i = 0; i < n; i++) {
-		uintptr_t a = src[i], rs, re;
+		uintptr_t a = src[i];
+		size_t j;
 
 		if (!a || a + slot < a) {
-			reg[i] = SIZE_MAX;
+			lens[i] = -EFAULT;
 			continue;
 		}
-		if (nreg) {
-			rs = (uintptr_t)r[nreg - 1].iov_base;
-			re = rs + r[nreg - 1].iov_len;
+		for (j = 0; j < nrecent; j++) {
+			uintptr_t rs = (uintptr_t)r[recent[j]].iov_base;
+			uintptr_t re = rs + r[recent[j]].iov_len;
+
 			if (a >= rs && a <= re + gap && a + slot - rs <= cap) {
 				if (a + slot > re)
-					r[nreg - 1].iov_len = a + slot - rs;
-				reg[i] = nreg - 1;
-				continue;
+					r[recent[j]].iov_len = a + slot - rs;
+				break;
 			}
 		}
-		r[nreg].iov_base = (void *)a;
-		r[nreg].iov_len = slot;
-		reg[i] = nreg++;
+		if (j == nrecent) {
+			if (nreg == regcap) {
+				struct iovec *nl, *nr;
+
+				regcap = regcap ? regcap * 2 : 64;
+				nl = realloc(l, regcap * sizeof(*l));
+				if (nl)
+					l = nl;
+				nr = realloc(r, regcap * sizeof(*r));
+				if (nr)
+					r = nr;
+				if (!nl || !nr)
+					goto out;
+			}
+			r[nreg].iov_base = (void *)a;
+			r[nreg].iov_len = slot;
+			/* the oldest recent region gives way */
+			if (nrecent < GV_RECENT_REGIONS)
+				nrecent++;
+			j = nrecent - 1;
+			recent[j] = nreg++;
+		}
+		/* most recently used first */
+		k = recent[j];
+		memmove(recent + 1, recent, j * sizeof(*recent));
+		recent[0] = k;
+		lens[i] = (int)k;
 	}
 	for (k = 0; k < nreg; k++)
 		total += r[k].iov_len;
-	/* room for the regions, then one slot per string read alone */
-	buf = malloc(total + n * slot);
+	buf = malloc(total);
 	if (!buf)
 		goto out;
 	for (k = 0, total = 0; k < nreg; k++) {
@@ -350,16 +380,30 @@ int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
 		k += j < m ? j + 1 : m;
 	}
 
+	/* room to read alone the strings of regions that came short */
+	for (i = 0; i < n; i++)
+		if (lens[i] >= 0 && r[lens[i]].iov_len < l[lens[i]].iov_len)
+			lost++;
+	if (lost) {
+		p = realloc(buf, total + lost * slot);
+		if (!p)
+			goto out;
+		buf = p;
+		for (k = 0, total = 0; k < nreg; k++) {
+			l[k].iov_base = buf + total;
+			total += l[k].iov_len;
+		}
+		lost = 0;
+	}
+
 	for (i = 0; i < n; i++) {
 		const char *s;
 		size_t avail;
 		char *nul, *own;
 
-		if (reg[i] == SIZE_MAX) {
-			lens[i] = -EFAULT;
+		if (lens[i] < 0)
 			continue;
-		}
-		k = reg[i];
+		k = lens[i];
 		avail = r[k].iov_len;
 		avail = avail > src[i] - (uintptr_t)r[k].iov_base ?
 			avail - (src[i] - (uintptr_t)r[k].iov_base) : 0;
@@ -389,6 +433,5 @@ out:
 	free(buf);
 	free(l);
 	free(r);
-	free(reg);
 	return err;
 }

@@ -437,6 +437,66 @@ static void test_lengths(void)
 			"and after that EINVAL shorthand: EINVAL again");
 }
 
+/*
+ * Names that alternate between more places than the library groups at
+ * once: pages far apart, literals, and the last bytes before a PROT_NONE
+ * page. Every name must be read whole wherever it lies, however names
+ * are gathered into reads.
+ */
+static void test_places(void)
+{
+	static const char *const fields[] = { "ino", "nlink", "mode", "uid",
+					      "gid", "dev", "type" };
+	enum { PLACES = 7, ENTRIES = 7 * PLACES * 3 };
+	static const char *const literal[] = { "stat:ino", "stat:nlink",
+					       ":mode" };
+	static char buf[65536];
+	char *pages = gvt_pages(16, PROT_READ | PROT_WRITE);
+	char *edge = gvt_edge_buffer(64, PROT_NONE);
+	struct name_val v[ENTRIES];
+	char *name[ENTRIES];
+	char want[64];
+	size_t used[PLACES] = { 0 }, bad = 0, f;
+	ssize_t n;
+	int ret;
+
+	memcpy(edge, "stat:nlink", 11);
+	memcpy(edge + 64 - 9, "stat:ino", 9);
+	for (size_t i = 0; i < ENTRIES; i++) {
+		size_t place = i % PLACES;
+		char *p;
+
+		f = i / PLACES % (sizeof(fields) / sizeof(fields[0]));
+		if (place == 0) {	/* literals, shorthand included */
+			name[i] = (char *)literal[i / PLACES % 3];
+		} else if (place == 1) {	/* the last name at the edge */
+			name[i] = i / PLACES % 2 ? edge + 64 - 9 : edge;
+		} else {	/* upwards through one page of each place */
+			p = pages + 2 * place * GVT_PAGE + used[place];
+			used[place] += snprintf(p, 32, "stat:%s", fields[f]) + 1;
+			name[i] = p;
+		}
+		v[i] = (struct name_val){ .name = name[i] };
+	}
+	v[0].value_in = (struct iovec){ buf, sizeof(buf) };
+	ret = getvalues(tree, ".", v, ENTRIES, 0);
+	tap_is_long(ret, ENTRIES, "names from %d places: all handled", PLACES);
+	for (size_t i = 0; i < ENTRIES; i++) {
+		const char *field = name[i][0] == ':' ? name[i] + 1 :
+				    name[i] + 5;
+
+		n = gvt_want_stat(tree, "", 0, field, want, sizeof(want));
+		if (v[i].error || v[i].value_out.iov_len != (size_t)n ||
+		    memcmp(v[i].value_out.iov_base, want, n)) {
+			tap_diag("entry %zu (%s): error %u", i, name[i],
+				 v[i].error);
+			bad++;
+		}
+	}
+	tap_ok(!bad, "names from %d places: every value right", PLACES);
+	munmap(pages, 16 * GVT_PAGE);
+}
+
 int main(void)
 {
 	struct statx stx;
@@ -467,6 +527,7 @@ int main(void)
 		run_seq(&seqs[i]);
 	test_mntns();
 	test_lengths();
+	test_places();
 	close(tree);
 	return tap_done();
 }
