@@ -140,6 +140,13 @@ const struct gv_backend *gv_backend_ops(enum gv_backend_id id)
 	return gv_backends[id];
 }
 
+static bool gv_auto_native = true;
+
+void gv_backend_auto_native(bool allow)
+{
+	__atomic_store_n(&gv_auto_native, allow, __ATOMIC_RELAXED);
+}
+
 /*
  * The native system calls do a whole call in one entry into the kernel,
  * with no copies through process_vm_readv/writev and no descriptors: where
@@ -150,8 +157,10 @@ static enum gv_backend_id gv_backend_auto(enum gv_backend_id id,
 {
 	if (id != GV_BACKEND_AUTO)
 		return id;
-	return gv_backend_usable(GV_BACKEND_NATIVE) ? otherwise :
-						      GV_BACKEND_NATIVE;
+	if (!__atomic_load_n(&gv_auto_native, __ATOMIC_RELAXED) ||
+	    gv_backend_usable(GV_BACKEND_NATIVE))
+		return otherwise;
+	return GV_BACKEND_NATIVE;
 }
 
 int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,

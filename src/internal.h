@@ -108,6 +108,8 @@ enum gv_backend_id gv_backend_last(void);
  */
 int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
 			 struct name_val *vec, size_t num, unsigned int flags);
+/* Tests of the sync and uring policy: let auto take native (default) or not */
+void gv_backend_auto_native(bool allow);
 /* The backend readfile() uses for @id (auto: native where usable, else sync) */
 enum gv_backend_id gv_backend_readfile(enum gv_backend_id id);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */

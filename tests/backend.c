@@ -771,6 +771,8 @@ static void test_auto(void)
 
 int main(int argc, char **argv)
 {
+	/* the choice between sync and uring, even where native is there */
+	gv_backend_auto_native(false);
 	if (argc > 1)
 		return helper(argc, argv);
 	if (gv_backend_usable(GV_BACKEND_URING))

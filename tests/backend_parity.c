@@ -645,6 +645,8 @@ int main(void)
 {
 	char *data = malloc(300000);
 
+	/* the choice between sync and uring, even where native is there */
+	gv_backend_auto_native(false);
 	if (gv_backend_usable(GV_BACKEND_URING))
 		tap_skip_all("io_uring is not usable here (kernel without it, "
 			     "disabled, or filtered)");
