@@ -182,7 +182,7 @@ $(FZ)/src/%.o: src/%.c
 $(FZ)/fuzz_getvalues: tests/fuzz/fuzz_getvalues.c $(FUZZ_LIB_OBJS)
 	$(call msg,CCLD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
-		$(FUZZ_LIB_OBJS) -lpthread
+		$(FUZZ_LIB_OBJS) $(LIB_LIBS)
 
 fuzz: $(FZ)/fuzz_getvalues
 	@mkdir -p $(FZ)/corpus $(FZ)/crashes

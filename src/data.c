@@ -146,13 +146,26 @@ int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f)
 	return kind;
 }
 
-/* procfs and the like: open first; a symlink is what refuses. */
+/*
+ * procfs and the like: open first; a symlink is what refuses. Once a name
+ * in a directory turned out to be a link, the next names there are read
+ * as links first (the /proc/PID/fd/N pattern): one system call, not two.
+ * readlinkat(2) of the last component neither follows it nor leaves the
+ * confined directory; EINVAL says it is no link after all.
+ */
 static int gv_data_try(struct gv_ctx *ctx, const char *sub,
 		       struct gv_out *out)
 {
 	const char *base;
 	int dfd, fd;
 
+	dfd = gv_lookup_cached(ctx, sub, &base);
+	if (dfd >= 0 && dfd == ctx->link_dir) {
+		fd = gv_data_readlink(dfd, base, out);
+		if (fd != -EINVAL)
+			return fd;
+		ctx->link_dir = -1;
+	}
 	fd = gv_open_beneath(ctx->origin, sub, GV_DATA_OPEN);
 	if (fd >= 0)
 		return gv_data_read(fd, out);
@@ -163,7 +176,11 @@ static int gv_data_try(struct gv_ctx *ctx, const char *sub,
 	if (dfd < 0)
 		return dfd;
 	fd = gv_data_readlink(dfd, base, out);
-	return fd == -EINVAL ? -ELOOP : fd;
+	if (fd == -EINVAL)
+		return -ELOOP;
+	if (!fd)
+		ctx->link_dir = dfd;
+	return fd;
 }
 
 static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,

@@ -91,7 +91,8 @@ static int gv_library_getvalues(int dfd, const char *path,
 				unsigned int flags)
 {
 	struct gv_ctx ctx = {
-		.origin = -1, .dir_fd = -1, .proc_fd = -1, .flags = flags,
+		.origin = -1, .dir_fd = -1, .proc_fd = -1, .link_dir = -1,
+		.flags = flags,
 	};
 	struct name_val *vec = NULL;
 	struct gv_req *reqs = NULL;

@@ -259,6 +259,7 @@ struct gv_ctx {
 	int dir_fd;
 	char *dir_path;
 	int proc_fd;		/* /proc/self/fd, for gv_reopen() */
+	int link_dir;		/* data.c: a directory whose names were links */
 
 	/* stat.c: the statx of the previous object */
 	struct gv_stat_cache *stat;
@@ -286,6 +287,7 @@ int gv_walk(struct gv_ctx *ctx, struct name_val *vec, size_t num,
 /* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
 bool gv_subpath_valid(const char *sub);
 int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
+int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(int dfd, const char *path, int oflags);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
 int gv_reopen(struct gv_ctx *ctx, int fd, int oflags);

@@ -86,16 +86,13 @@ static void gv_dir_release(struct gv_ctx *ctx)
 }
 
 /*
- * The directory holding the last component of @sub, as a descriptor the
- * context keeps: consecutive entries under one directory (fd/0, fd/1, ...)
- * resolve it once. @*base gets the last component.
+ * As gv_lookup_parent(), without a system call: the directory if it is
+ * $ORIGIN or the one the context holds, else -1.
  */
-int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
+int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base)
 {
 	const char *slash = strrchr(sub, '/');
 	size_t dlen;
-	char *dir;
-	int fd;
 
 	if (!slash) {
 		*base = sub;
@@ -106,8 +103,24 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
 	if (ctx->dir_path && strlen(ctx->dir_path) == dlen &&
 	    !memcmp(ctx->dir_path, sub, dlen))
 		return ctx->dir_fd;
+	return -1;
+}
 
-	dir = strndup(sub, dlen);
+/*
+ * The directory holding the last component of @sub, as a descriptor the
+ * context keeps: consecutive entries under one directory (fd/0, fd/1, ...)
+ * resolve it once. @*base gets the last component.
+ */
+int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
+{
+	const char *slash = strrchr(sub, '/');
+	char *dir;
+	int fd;
+
+	fd = gv_lookup_cached(ctx, sub, base);
+	if (fd >= 0)
+		return fd;
+	dir = strndup(sub, slash - sub);
 	if (!dir)
 		return -ENOMEM;
 	fd = gv_open_beneath(ctx->origin, dir, O_PATH | O_DIRECTORY);
