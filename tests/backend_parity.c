@@ -649,7 +649,8 @@ int main(void)
 	gv_backend_auto_native(false);
 	if (gv_backend_usable(GV_BACKEND_URING))
 		tap_skip_all("io_uring is not usable here (kernel without it, "
-			     "disabled, or filtered)");
+			     "disabled, filtered, or closing direct descriptors "
+			     "late as Linux 6.1 does)");
 	region = mmap(NULL, REGION, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED || mprotect(region + REGION - PAGE, PAGE,
