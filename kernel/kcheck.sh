@@ -14,7 +14,9 @@
 # limit in seconds), KCHECK_TEST_TIMEOUT (per test program), GV_SRC (the
 # library tree whose tests run in the guest; default this repository),
 # KCHECK_BACKEND (GETVALUES_BACKEND in the guest; default native once
-# src/native.c exists).
+# src/native.c exists), KCHECK_TESTS (run only the guest programs whose
+# name matches one of these shell patterns, e.g. 'lib/backend* kselftest/*';
+# a quick way to iterate on one failure).
 #
 # Everything heavy lives in the cache, never in the repository:
 #   tree-VERSION/   linux-source-6.1 unpacked, a git repository whose
@@ -234,6 +236,7 @@ make_initramfs() {
 	{
 		echo "KCHECK_BACKEND='$(guest_backend)'"
 		echo "KCHECK_TEST_TIMEOUT='$TEST_TIMEOUT'"
+		echo "KCHECK_TESTS='${KCHECK_TESTS:-}'"
 	} > "$root/kcheck.env"
 	if [ -d "$IMAGE/kselftest" ]; then
 		cp -r "$IMAGE/kselftest/." "$root/kselftest/"
