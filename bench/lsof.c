@@ -137,13 +137,17 @@ static int open_kind(int k, int *out)
 		break;
 	case 7:
 		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)) ||
-		    listen(fd, 1))
+		if (fd < 0 && errno == EAFNOSUPPORT)
+			fd = eventfd(0, 0);	/* no IPv4 (the guest) */
+		else if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)) ||
+			 listen(fd, 1))
 			return -1;
 		break;
 	case 8:
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)))
+		if (fd < 0 && errno == EAFNOSUPPORT)
+			fd = eventfd(0, 0);
+		else if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)))
 			return -1;
 		break;
 	case 9:
@@ -204,11 +208,15 @@ static void start_holders(int procs, int fds)
 	int death[2], ready[2];
 	char c;
 
-	if (pipe2(death, O_CLOEXEC) || pipe2(ready, O_CLOEXEC))
+	if (pipe2(death, O_CLOEXEC))
 		die("pipe");
 	for (int i = 0; i < procs; i++) {
-		pid_t pid = fork();
+		pid_t pid;
 
+		/* a pipe per holder: one that fails ends it, with no byte */
+		if (pipe2(ready, O_CLOEXEC))
+			die("pipe");
+		pid = fork();
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
@@ -217,14 +225,15 @@ static void start_holders(int procs, int fds)
 			holder(fds, death[0], ready[1]);
 		}
 		holders[nholders++] = pid;
+		close(ready[1]);
 		if (read(ready[0], &c, 1) != 1) {
-			fprintf(stderr, "lsof: a holder process failed\n");
+			fprintf(stderr, "lsof: a holder process could not "
+				"open its descriptors (is lo up?)\n");
 			exit(1);
 		}
+		close(ready[0]);
 	}
 	close(death[0]);
-	close(ready[0]);
-	close(ready[1]);
 	/* death[1] stays open, close-on-exec, until we exit */
 }
 

@@ -374,6 +374,10 @@ $problems"
 	grep -q '^@@@ DONE' "$RUN/results.clean" ||
 		die "the guest did not finish its benchmarks, see $RUN"
 	awk '/^@@@ END / { inside = 0; if ($NF != "rc=0") bad = 1; print ""; next }
+	     /^@@@ BEGIN bench\/lsof/ {
+		print "### gvlsof on plain system calls and on the native calls"
+		print ""
+	     }
 	     /^@@@ BEGIN / { inside = 1; next }
 	     /^@@@ / { next }
 	     inside { print }
@@ -387,15 +391,15 @@ console_problems() {
 		"$RUN/console.log" | grep -v 'Kernel command line' || true
 }
 
-# Builds the kernel with the first 1, 2, ... N-1 patches of the series in
-# a build directory of its own (incrementally, last prefix first, so that
-# the normal one keeps its state); the whole series is what every normal
-# run builds. Each step rebuilds most of the kernel: the prefixes differ in
-# headers that everything includes.
+# Builds the kernel with the first N-1, ..., 2, 1 patches of the series
+# (the whole series is what every normal run builds), incrementally in the
+# normal build directory: each step rebuilds what its prefix changes, and
+# a normal run afterwards finds its image in images/ or rebuilds what the
+# rest of the series changes.
 build_each_prefix() {
 	local n i start
 	n=$(ls "$KDIR"/patches/*.patch | wc -l)
-	BUILD=$CACHE/build-each-$FLAVOUR
+	BUILD=$CACHE/build-$FLAVOUR
 	LOG=$RUN/each.log
 	for ((i = n - 1; i >= 1; i--)); do
 		start=$(now)
