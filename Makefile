@@ -8,6 +8,7 @@
 #   make bench            run the benchmarks, rewrite bench/RESULTS.md
 #   make install          PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
 #   make kcheck           build the patched 6.1 kernel, run the suite in QEMU
+#   make kbench           the native calls measured in that QEMU guest
 #   make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds
 
 VERSION		:= 0.1.0
@@ -77,7 +78,7 @@ SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
 .PHONY: all lib tools tests benches examples check demo bench install \
-	uninstall clean deps kcheck fuzz fuzz-deps
+	uninstall clean deps kcheck kbench fuzz fuzz-deps
 .DEFAULT_GOAL := all
 
 all: lib tools tests benches examples
@@ -198,6 +199,9 @@ bench: all
 
 kcheck:
 	@bash kernel/kcheck.sh
+
+kbench:
+	@bench/run.sh native
 
 getvalues.pc: getvalues.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \

@@ -6,7 +6,11 @@
 # order of the list below. Benchmarks are not tests: run them on a quiet
 # machine and read the ratios rather than the absolute times.
 #
-#   bench/run.sh [NAME...]    (default: all of them)
+#   bench/run.sh [NAME...]    (default: all of them but native)
+#
+# "native" boots the patched Linux 6.1 in QEMU (kernel/kcheck.sh --bench,
+# make kbench) and measures the native system calls there, under TCG
+# emulation: only its ratios mean anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${GV_BUILD:-build}
@@ -18,12 +22,17 @@ benchmarks=(
 "mounts|Mounts: one path and the whole table, getvalues vs mountinfo vs findmnt|$B/bench/mounts -n 20,1000,10000 -r 7 -t 700"
 "lsof|gvlsof vs lsof and lsfd, 200 extra processes|$B/bench/lsof -n 200 -f 25 -r 11"
 "batch|N files in one getvalues() vs N open/read/close, per backend|$B/bench/batch -r 11 -R 5"
+"native|The native system calls in Linux 6.1 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
 )
 
 names=()
 for entry in "${benchmarks[@]}"; do names+=("${entry%%|*}"); done
 want=("$@")
-[ ${#want[@]} -eq 0 ] && want=("${names[@]}")
+if [ ${#want[@]} -eq 0 ]; then
+	for name in "${names[@]}"; do
+		[ "$name" = native ] || want+=("$name")
+	done
+fi
 
 mkdir -p bench/results
 for entry in "${benchmarks[@]}"; do
@@ -36,8 +45,15 @@ for entry in "${benchmarks[@]}"; do
 		echo
 		echo "Command: \`${cmd//$B\//build/}\`"
 		echo
-		echo "Run on $(date -u +%Y-%m-%d), kernel $(uname -r), $(nproc) CPUs," \
-			"commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+		if [ "$name" = native ]; then
+			echo "Run on $(date -u +%Y-%m-%d) in the kcheck guest (QEMU" \
+				"TCG, 2 virtual CPUs) on a host with $(nproc) CPUs, commit" \
+				"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+		else
+			echo "Run on $(date -u +%Y-%m-%d), kernel $(uname -r)," \
+				"$(nproc) CPUs, commit" \
+				"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+		fi
 		echo
 		echo "$out"
 	} >"bench/results/$name.md"

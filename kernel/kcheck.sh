@@ -8,13 +8,18 @@
 #   kernel/kcheck.sh --shell      boot to a shell on the console instead
 #   kernel/kcheck.sh --each       check that every prefix of the series
 #                                 builds (1, 1-2, 1-2-3, ...), then exit
+#   kernel/kcheck.sh --bench      run the benchmarks in the guest instead
+#                                 of the tests (bench/native, bench/lsof);
+#                                 their markdown on stdout
 #
 # Environment: KASAN=1 (KASAN + lockdep kernel), KCHECK_CACHE (default
 # /var/cache/getvalues-kernel), KCHECK_JOBS (2), KCHECK_TIMEOUT (guest time
 # limit in seconds), KCHECK_TEST_TIMEOUT (per test program), GV_SRC (the
 # library tree whose tests run in the guest; default this repository),
 # KCHECK_BACKEND (GETVALUES_BACKEND in the guest; default native once
-# src/native.c exists).
+# src/native.c exists), KCHECK_TESTS (run only the guest programs whose
+# name matches one of these shell patterns, e.g. 'lib/backend* kselftest/*';
+# a quick way to iterate on one failure).
 #
 # Everything heavy lives in the cache, never in the repository:
 #   tree-VERSION/   linux-source-6.1 unpacked, a git repository whose
@@ -52,6 +57,7 @@ case "${1:-}" in
 --build-only) MODE=build ;;
 --shell) MODE=shell ;;
 --each) MODE=each ;;
+--bench) MODE=bench ;;
 -h|--help) sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "kcheck: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
@@ -200,8 +206,8 @@ build_library_tests() {
 		return 0
 	fi
 	say "building the library tests statically in $GV_SRC/build-static"
-	make -s -C "$GV_SRC" STATIC=1 -j"$JOBS" tests tools >&2 ||
-		die "make STATIC=1 tests tools failed in $GV_SRC"
+	make -s -C "$GV_SRC" STATIC=1 -j"$JOBS" tests tools benches >&2 ||
+		die "make STATIC=1 tests tools benches failed in $GV_SRC"
 	GV_STATIC=$GV_SRC/build-static
 }
 
@@ -213,19 +219,19 @@ guest_backend() {
 	fi
 }
 
-# The native backend probe runs in the guest as well: there it must say
-# "native" once getvalues answers the top-level listing (see KCHECK_EXPECT).
+# The standalone probe runs in the guest as well: it must say "native" there
+# (KCHECK_EXPECT=none for a series whose getvalues(2) does not answer).
 build_guest_programs() {
 	local dir=$1
 	gcc -O2 -Wall -Wextra -static -o "$dir/native_probe" \
 		"$KDIR/probe/native_probe.c" || die "building native_probe failed"
-	echo "--expect ${KCHECK_EXPECT:-none}" > "$dir/native_probe.args"
+	echo "--expect ${KCHECK_EXPECT:-native}" > "$dir/native_probe.args"
 }
 
 make_initramfs() {
 	local root=$RUN/root d f
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,etc,kselftest,gv/tests,gv/tools,gv/guest,proc,sys,dev,tmp,root}
+	mkdir -p "$root"/{bin,etc,kselftest,gv/tests,gv/tools,gv/bench,gv/guest,proc,sys,dev,tmp,root}
 	cp "$(command -v busybox)" "$root/bin/busybox"
 	install -m 755 "$KDIR/guest/init" "$root/init"
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
@@ -234,12 +240,14 @@ make_initramfs() {
 	{
 		echo "KCHECK_BACKEND='$(guest_backend)'"
 		echo "KCHECK_TEST_TIMEOUT='$TEST_TIMEOUT'"
+		echo "KCHECK_TESTS='${KCHECK_TESTS:-}'"
+		echo "KCHECK_BENCH='$([ "$MODE" = bench ] && echo 1)'"
 	} > "$root/kcheck.env"
 	if [ -d "$IMAGE/kselftest" ]; then
 		cp -r "$IMAGE/kselftest/." "$root/kselftest/"
 	fi
 	if [ -n "$GV_STATIC" ]; then
-		for d in tests tools; do
+		for d in tests tools bench; do
 			[ -d "$GV_STATIC/$d" ] || continue
 			for f in "$GV_STATIC/$d"/*; do
 				[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$root/gv/$d/"
@@ -356,20 +364,42 @@ report() {
 	}' "$results"
 }
 
+# The benchmarks' markdown, as the guest wrote it between its "@@@" lines.
+bench_report() {
+	local problems
+	tr -d '\r' < "$RUN/results.log" > "$RUN/results.clean"
+	problems=$(console_problems)
+	[ -z "$problems" ] || die "the guest console shows kernel problems:
+$problems"
+	grep -q '^@@@ DONE' "$RUN/results.clean" ||
+		die "the guest did not finish its benchmarks, see $RUN"
+	awk '/^@@@ END / { inside = 0; if ($NF != "rc=0") bad = 1; print ""; next }
+	     /^@@@ BEGIN bench\/lsof/ {
+		print "### gvlsof on plain system calls and on the native calls"
+		print ""
+	     }
+	     /^@@@ BEGIN / { inside = 1; next }
+	     /^@@@ / { next }
+	     inside { print }
+	     END { exit bad }' "$RUN/results.clean" ||
+		die "a benchmark failed in the guest, see $RUN/results.clean"
+	say "guest ran ${GUEST_SECONDS}s; logs in $RUN"
+}
+
 console_problems() {
 	grep -nE 'BUG:|WARNING:|Oops|KASAN|[Pp]anic|Call Trace:|general protection' \
 		"$RUN/console.log" | grep -v 'Kernel command line' || true
 }
 
-# Builds the kernel with the first 1, 2, ... N-1 patches of the series in
-# a build directory of its own (incrementally, last prefix first, so that
-# the normal one keeps its state); the whole series is what every normal
-# run builds. Each step rebuilds most of the kernel: the prefixes differ in
-# headers that everything includes.
+# Builds the kernel with the first N-1, ..., 2, 1 patches of the series
+# (the whole series is what every normal run builds), incrementally in the
+# normal build directory: each step rebuilds what its prefix changes, and
+# a normal run afterwards finds its image in images/ or rebuilds what the
+# rest of the series changes.
 build_each_prefix() {
 	local n i start
 	n=$(ls "$KDIR"/patches/*.patch | wc -l)
-	BUILD=$CACHE/build-each-$FLAVOUR
+	BUILD=$CACHE/build-$FLAVOUR
 	LOG=$RUN/each.log
 	for ((i = n - 1; i >= 1; i--)); do
 		start=$(now)
@@ -418,6 +448,10 @@ main() {
 	esac
 
 	boot_tests
+	if [ "$MODE" = bench ]; then
+		bench_report
+		return
+	fi
 	report
 	read -r passed failed < "$RUN/counts"
 	problems=$(console_problems)

@@ -69,6 +69,7 @@ const struct gv_backend gv_backend_sync = {
 static const struct gv_backend *const gv_backends[] = {
 	[GV_BACKEND_SYNC] = &gv_backend_sync,
 	[GV_BACKEND_URING] = &gv_backend_uring,
+	[GV_BACKEND_NATIVE] = &gv_backend_native,
 };
 
 static enum gv_backend_id gv_forced = GV_BACKEND_AUTO;
@@ -137,6 +138,48 @@ int gv_backend_usable(enum gv_backend_id id)
 const struct gv_backend *gv_backend_ops(enum gv_backend_id id)
 {
 	return gv_backends[id];
+}
+
+static bool gv_auto_native = true;
+
+void gv_backend_auto_native(bool allow)
+{
+	__atomic_store_n(&gv_auto_native, allow, __ATOMIC_RELAXED);
+}
+
+/*
+ * The native system calls do a whole call in one entry into the kernel,
+ * with no copies through process_vm_readv/writev and no descriptors: where
+ * the kernel has them, auto always takes them.
+ */
+static enum gv_backend_id gv_backend_auto(enum gv_backend_id id,
+					  enum gv_backend_id otherwise)
+{
+	if (id != GV_BACKEND_AUTO)
+		return id;
+	if (!__atomic_load_n(&gv_auto_native, __ATOMIC_RELAXED) ||
+	    gv_backend_usable(GV_BACKEND_NATIVE))
+		return otherwise;
+	return GV_BACKEND_NATIVE;
+}
+
+int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
+			 struct name_val *vec, size_t num, unsigned int flags)
+{
+	const struct gv_backend *be;
+
+	id = gv_backend_auto(id, GV_BACKEND_AUTO);
+	be = id > GV_BACKEND_AUTO && id < (int)GV_ARRAY_SIZE(gv_backends) ?
+		gv_backends[id] : NULL;
+	if (!be || !be->getvalues)
+		return -EGV_SYNC;
+	gv_last = id;
+	return be->getvalues(dfd, path, vec, num, flags);
+}
+
+enum gv_backend_id gv_backend_readfile(enum gv_backend_id id)
+{
+	return gv_backend_auto(id, GV_BACKEND_SYNC);
 }
 
 /* ---- getvalues(): how the data: values of one call are fetched ---- */

@@ -181,6 +181,15 @@ GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
 		errno = ENOSYS;
 		return -1;
 	}
+	/* the native system call, where the kernel has it */
+	ret = gv_backend_getvalues(id, dfd, path, vec, num, flags);
+	if (ret != -EGV_SYNC) {
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		return ret;
+	}
 	/* the guard also covers the pipe uaccess.c may open for the call */
 	gv_fork_guard_enter();
 	gv_self_begin();

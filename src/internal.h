@@ -84,9 +84,16 @@ struct gv_backend {
 	/* Entry @i's value from the batch, or -EGV_SYNC: not in the batch. */
 	int (*batch_get)(struct gv_batch *batch, size_t i, struct gv_out *out);
 	void (*batch_free)(struct gv_batch *batch);
+	/*
+	 * getvalues(), optional: the whole call, for a backend that does it
+	 * all itself (native). The count of entries handled, or -errno.
+	 */
+	int (*getvalues)(int dfd, const char *path, struct name_val *vec,
+			 size_t num, unsigned int flags);
 };
 
-extern const struct gv_backend gv_backend_sync, gv_backend_uring;
+extern const struct gv_backend gv_backend_sync, gv_backend_uring,
+	gv_backend_native;
 
 enum gv_backend_id gv_backend_forced(void);
 int gv_backend_usable(enum gv_backend_id id);
@@ -95,6 +102,18 @@ const struct gv_backend *gv_backend_ops(enum gv_backend_id id);
 void gv_backend_force(enum gv_backend_id id);
 /* The backend that fetched the data: values of this thread's last call. */
 enum gv_backend_id gv_backend_last(void);
+/*
+ * getvalues() on a backend that takes the whole call (native: forced, or
+ * under auto when the kernel has it), or -EGV_SYNC: the library does it.
+ */
+int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
+			 struct name_val *vec, size_t num, unsigned int flags);
+/* Tests of the sync and uring policy: let auto take native (default) or not */
+void gv_backend_auto_native(bool allow);
+/* The backend readfile() uses for @id (auto: native where usable, else sync) */
+enum gv_backend_id gv_backend_readfile(enum gv_backend_id id);
+/* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
+int gv_native_probe_nr(long nr, bool force);
 /* How auto sees the file system of $ORIGIN (backend.c). */
 enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER };
 /* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */

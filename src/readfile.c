@@ -91,10 +91,10 @@ GV_EXPORT ssize_t readfile(int dfd, const char *path, void *buf,
 	 * ext4 (6.6 us against 9.6 us, bench/readfile_speed) but slower on
 	 * sysfs (15 us against 9 us) and tmpfs, where a worker thread does
 	 * the work, and which file system it is on is not known before it
-	 * is open: auto reads with plain system calls.
+	 * is open: auto reads with the native system call where the kernel
+	 * has it, else with plain system calls.
 	 */
-	if (id == GV_BACKEND_AUTO)
-		id = GV_BACKEND_SYNC;
+	id = gv_backend_readfile(id);
 	err = gv_backend_usable(id);
 	if (err) {
 		errno = -err;

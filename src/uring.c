@@ -56,6 +56,7 @@
 #include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -157,6 +158,50 @@ static int gv_ring_check_ops(struct io_uring *ring)
 }
 
 /*
+ * Whether a file closed through a direct descriptor is let go at once, as
+ * close(2) lets it go. Linux 6.1 and older put the files taken out of the
+ * table from a delayed work item, up to a second later (io_rsrc_put_work):
+ * a getvalues() call would leave its files open behind it, a FIFO with a
+ * reader, a mount busy. Seen from a pipe: once its last reader is gone,
+ * poll(2) on the write end says POLLERR.
+ */
+static int gv_ring_check_close(struct io_uring *ring)
+{
+	char path[64];
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct pollfd pfd;
+	int p[2], res, err;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_openat_direct(sqe, AT_FDCWD, path,
+				    O_RDONLY | O_NONBLOCK, 0, 0);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_close_direct(sqe, 0);
+	err = io_uring_submit_and_wait(ring, 2);
+	close(p[0]);
+	res = 0;
+	for (int i = 0; i < 2 && err >= 0; i++) {
+		err = io_uring_wait_cqe(ring, &cqe);
+		if (!err && cqe->res < 0)
+			res = cqe->res;
+		if (!err)
+			io_uring_cqe_seen(ring, cqe);
+	}
+	pfd = (struct pollfd){ .fd = p[1], .events = POLLOUT };
+	if (err >= 0 && !res && poll(&pfd, 1, 0) == 1 &&
+	    !(pfd.revents & POLLERR))
+		res = -EOPNOTSUPP;	/* the reader is still there */
+	close(p[1]);
+	/* without /proc this cannot be told: nor can the pinned lookups work */
+	return err < 0 ? err : res == -ENOENT ? -EOPNOTSUPP : res;
+}
+
+/*
  * A new ring for this thread. The newest setup flags first (6.1: a ring
  * only this thread submits to, completions run when it waits), then the
  * 5.18 set. IORING_SETUP_SUBMIT_ALL keeps a bad request from stopping the
@@ -192,6 +237,8 @@ static int gv_ring_setup(struct io_uring *ring)
 		err = io_uring_ring_dontfork(ring);
 	if (!err)
 		err = io_uring_register_files_sparse(ring, GV_URING_SLOTS);
+	if (!err)
+		err = gv_ring_check_close(ring);
 	if (!err) {
 		err = io_uring_register_ring_fd(ring);
 		if (err == 1)
@@ -728,6 +775,29 @@ static void gv_job_judge(struct gv_job *j)
 	 */
 }
 
+/*
+ * Judge every job. The placed reads of a buffer ran at the same time, each
+ * allowed to the end of the buffer: one that read more than its file was
+ * predicted to hold wrote over the places after its own, perhaps after
+ * those reads had landed there, so their results cannot be trusted either.
+ */
+static void gv_batch_judge(struct gv_batch *b)
+{
+	bool overran = false;
+
+	for (size_t k = 0; k < b->njobs; k++) {
+		struct gv_job *j = &b->jobs[k];
+
+		gv_job_judge(j);
+		if (!j->placed || j->state == GV_JOB_ERROR)
+			continue;
+		if (overran)
+			j->state = GV_JOB_SYNC;
+		else if (j->state != GV_JOB_VALUE)
+			overran = true;
+	}
+}
+
 static int gv_uring_batch_fetch(struct gv_ctx *ctx, size_t from,
 				const struct gv_out *out,
 				struct gv_batch **batch)
@@ -755,8 +825,7 @@ static int gv_uring_batch_fetch(struct gv_ctx *ctx, size_t from,
 	r->busy = true;
 	gv_batch_run(r, ctx, b);
 	r->busy = false;
-	for (size_t k = 0; k < b->njobs; k++)
-		gv_job_judge(&b->jobs[k]);
+	gv_batch_judge(b);
 	*batch = b;
 	return 0;
 }

@@ -538,8 +538,12 @@ static void test_resize(void)
 		for (int k = 0; k < 5; k++)
 			v[k] = (struct name_val){ .name = names[k] };
 		v[0].value_in = (struct iovec){ buf, sizeof(buf) };
-		if (getvalues(z.dir, "", v, 5, AT_EMPTY_PATH) != 5) {
-			bad++;
+		int ret = getvalues(z.dir, "", v, 5, AT_EMPTY_PATH);
+
+		if (ret != 5) {
+			if (!bad++)
+				tap_diag("call %d: returned %d (%s)", i, ret,
+					 ret < 0 ? strerror(errno) : "");
 			continue;
 		}
 		/*
@@ -555,17 +559,26 @@ static void test_resize(void)
 			for (size_t x = 0; x < len; x++)
 				if (p[x] != 'A' && p[x] && (p[x] < '0' ||
 							    p[x] > '9')) {
-					bad++;
+					if (!bad++)
+						tap_diag("call %d: entry %d byte "
+							 "%zu of %zu is 0x%02x",
+							 i, k, x, len,
+							 (unsigned char)p[x]);
 					break;
 				}
-			bad += v[k].error != 0;
+			if (v[k].error && !bad++)
+				tap_diag("call %d: entry %d: %s", i, k,
+					 strerror(v[k].error));
 		}
 		for (int k = 1; k < 5; k++)
 			if (want[k] && (v[k].error ||
 					v[k].value_out.iov_len != strlen(want[k]) ||
 					memcmp(v[k].value_out.iov_base, want[k],
 					       strlen(want[k])))) {
-				bad++;
+				if (!bad++)
+					tap_diag("call %d: entry %d: error %u, "
+						 "%zu bytes", i, k, v[k].error,
+						 v[k].value_out.iov_len);
 				break;
 			}
 	}
@@ -771,11 +784,14 @@ static void test_auto(void)
 
 int main(int argc, char **argv)
 {
+	/* the choice between sync and uring, even where native is there */
+	gv_backend_auto_native(false);
 	if (argc > 1)
 		return helper(argc, argv);
 	if (gv_backend_usable(GV_BACKEND_URING))
 		tap_skip_all("io_uring is not usable here (kernel without it, "
-			     "disabled, or filtered)");
+			     "disabled, filtered, or closing direct descriptors "
+			     "late as Linux 6.1 does)");
 	make_files(&main_files, "main");
 	test_env();
 	test_auto();

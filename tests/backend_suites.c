@@ -69,6 +69,9 @@ static void run_program(const char *path, const char *backend,
 		else if (!strncmp(line, "not ok ", 7) && !o->failed++)
 			snprintf(o->first_failure, sizeof(o->first_failure),
 				 "%.200s", line);
+		else if (!strncmp(line, "Bail out!", 9))
+			snprintf(o->first_failure, sizeof(o->first_failure),
+				 "%.200s", line);
 	}
 	if (f)
 		fclose(f);
@@ -109,7 +112,8 @@ int main(void)
 
 	if (gv_backend_usable(GV_BACKEND_URING))
 		tap_skip_all("io_uring is not usable here (kernel without it, "
-			     "disabled, or filtered)");
+			     "disabled, filtered, or closing direct descriptors "
+			     "late as Linux 6.1 does)");
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len <= 0)
 		tap_bail("readlink /proc/self/exe: %s", strerror(errno));
@@ -158,7 +162,7 @@ int main(void)
 			if (!ok)
 				tap_diag("   exit %d, plan %d, %d failed%s%s",
 					 o[b].status, o[b].planned, o[b].failed,
-					 o[b].failed ? ", first: " : "",
+					 o[b].first_failure[0] ? ": " : "",
 					 o[b].first_failure);
 		}
 		free(names[i]);
