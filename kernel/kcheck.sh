@@ -254,6 +254,12 @@ make_initramfs() {
 			done
 		done
 	fi
+	# the fuzz target's inputs, which tests/getvalues_fuzz replays
+	if [ -d "$GV_SRC/tests/fuzz" ]; then
+		mkdir -p "$root/gv/fuzz"
+		cp -r "$GV_SRC/tests/fuzz/corpus" "$GV_SRC/tests/fuzz/regressions" \
+			"$root/gv/fuzz/" 2>/dev/null || true
+	fi
 	build_guest_programs "$root/gv/guest"
 	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) > "$RUN/initramfs.cpio"
 }
