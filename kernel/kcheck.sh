@@ -380,9 +380,15 @@ $problems"
 	grep -q '^@@@ DONE' "$RUN/results.clean" ||
 		die "the guest did not finish its benchmarks, see $RUN"
 	awk '/^@@@ END / { inside = 0; if ($NF != "rc=0") bad = 1; print ""; next }
-	     /^@@@ BEGIN bench\/lsof/ {
+	     /^@@@ CMD bench\/lsof/ {
 		print "### gvlsof on plain system calls and on the native calls"
 		print ""
+	     }
+	     /^@@@ CMD / {
+		sub(/^@@@ CMD /, "")
+		print "Run in the guest: `build/" $0 "`."
+		print ""
+		next
 	     }
 	     /^@@@ BEGIN / { inside = 1; next }
 	     /^@@@ / { next }
