@@ -78,7 +78,7 @@ SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
 .PHONY: all lib tools tests benches examples check demo bench install \
-	uninstall clean deps kcheck kbench fuzz fuzz-deps
+	uninstall clean deps kcheck kbench fuzz fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
 all: lib tools tests benches examples
@@ -203,7 +203,9 @@ kcheck:
 kbench:
 	@bench/run.sh native
 
-getvalues.pc: getvalues.pc.in Makefile
+# Made again every time: it holds PREFIX, LIBDIR and INCLUDEDIR, which may
+# differ from one make install to the next.
+getvalues.pc: getvalues.pc.in Makefile FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    $< > $@
@@ -240,3 +242,5 @@ clean:
 	rm -rf build build-san build-static build-fuzz getvalues.pc
 
 -include $(shell find $(B) $(FZ) -name '*.d' 2>/dev/null)
+
+FORCE:
