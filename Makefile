@@ -145,13 +145,14 @@ $(B)/examples/%: examples/%.c $(STLIB)
 		$(STLIB) $(LDLIBS_ALL)
 
 # The tests find the build through GV_BUILD (the shared library, the tools).
+# A short run of the fuzz target first, so that prove's summary ends it.
 check: all
 	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory fuzz FUZZ_ARGS="$(FUZZ_CHECK_ARGS)"
 	GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PROVE) --exec '' $(TESTS)
-	@$(MAKE) --no-print-directory fuzz FUZZ_ARGS="$(FUZZ_CHECK_ARGS)"
 
 # The libFuzzer target (clang): the library built again with coverage and
 # ASan+UBSan into build-fuzz/. `make fuzz` replays the seed corpus and the
