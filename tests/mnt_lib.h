@@ -45,7 +45,7 @@ struct mi_table {
 };
 
 /* \ooo to the byte it stands for; anything else stays. */
-static size_t mi_unescape(char *s)
+static inline size_t mi_unescape(char *s)
 {
 	char *r = s, *w = s;
 
@@ -63,7 +63,7 @@ static size_t mi_unescape(char *s)
 	return w - s;
 }
 
-static void mi_set(struct mi_mount *m, int f, const char *s)
+static inline void mi_set(struct mi_mount *m, int f, const char *s)
 {
 	m->val[f] = strdup(s);
 	if (!m->val[f])
@@ -72,7 +72,7 @@ static void mi_set(struct mi_mount *m, int f, const char *s)
 }
 
 /* Split at single spaces; empty fields stay (a source may be ""). */
-static int mi_split(char *line, char **f, int max)
+static inline int mi_split(char *line, char **f, int max)
 {
 	int n = 0;
 
@@ -86,7 +86,7 @@ static int mi_split(char *line, char **f, int max)
 	return n;
 }
 
-static void mi_free(struct mi_table *t)
+static inline void mi_free(struct mi_table *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		for (int f = 0; f < MF_NUM; f++)
@@ -96,7 +96,7 @@ static void mi_free(struct mi_table *t)
 	t->n = 0;
 }
 
-static void mi_load(struct mi_table *t)
+static inline void mi_load(struct mi_table *t)
 {
 	FILE *fp = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL, *f[64];
@@ -189,7 +189,8 @@ struct ns_fetch {
 	int ret;
 };
 
-static void ns_fetch(struct ns_fetch *r, const unsigned long *ids, size_t n)
+static inline void ns_fetch(struct ns_fetch *r, const unsigned long *ids,
+			    size_t n)
 {
 	size_t per = 1 + MF_NUM, bufsize = (64 << 10) + n * 8192;
 	char (*shorts)[24] = calloc(MF_NUM, sizeof(*shorts));
@@ -218,7 +219,7 @@ static void ns_fetch(struct ns_fetch *r, const unsigned long *ids, size_t n)
 	free(shorts);
 }
 
-static void ns_fetch_free(struct ns_fetch *r)
+static inline void ns_fetch_free(struct ns_fetch *r)
 {
 	free(r->vec);
 	free(r->names);
@@ -226,13 +227,14 @@ static void ns_fetch_free(struct ns_fetch *r)
 }
 
 /* The value of entry @e as a comparable thing. */
-static bool nv_is(const struct name_val *e, const char *want, size_t len)
+static inline bool nv_is(const struct name_val *e, const char *want,
+			 size_t len)
 {
 	return e->error == 0 && e->value_out.iov_len == len &&
 	       !memcmp(e->value_out.iov_base, want, len);
 }
 
-static void nv_diag(const char *what, const struct name_val *e,
+static inline void nv_diag(const char *what, const struct name_val *e,
 		    const char *want, size_t len)
 {
 	tap_diag("%s: got error %u, '%.*s' (%zu bytes); want '%.*s' (%zu)",

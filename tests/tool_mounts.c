@@ -23,28 +23,22 @@
 
 #include "lib/tap.h"
 #include "lib/util.h"
+#include "mnt_lib.h"
 #include "tool_lib.h"
 
-#define NF		13	/* the mnt fields */
 #define LONG_MOUNTS	100	/* mount points of ~2 KiB each */
 
-/* The mnt fields in getvalues(3) order: the columns of -o ALL_FIELDS. */
-static const char *const fields[NF] = {
-	"id", "parentid", "root", "mountpoint", "options", "shared", "master",
-	"propagate_from", "unbindable", "dev", "fstype", "source", "superopts",
-};
-static const bool numeric[NF] = {
-	[0] = true, [1] = true, [5] = true, [6] = true, [7] = true,
+/* Of mnt_lib.h's fields (the columns of -o ALL_FIELDS), the numbers. */
+static const bool numeric[MF_NUM] = {
+	[MF_ID] = true, [MF_PARENTID] = true, [MF_SHARED] = true,
+	[MF_MASTER] = true, [MF_PROPFROM] = true,
 };
 #define ALL_FIELDS "id,parentid,root,mountpoint,options,shared,master," \
 		   "propagate_from,unbindable,dev,fstype,source,superopts"
-enum { F_ID, F_PARENTID, F_ROOT, F_MOUNTPOINT, F_OPTIONS, F_SHARED,
-       F_MASTER, F_PROPFROM, F_UNBINDABLE, F_DEV, F_FSTYPE, F_SOURCE,
-       F_SUPEROPTS };
 
 /* The default columns: target, source, fstype, options. */
-static const int default_cols[] = { F_MOUNTPOINT, F_SOURCE, F_FSTYPE,
-				    F_OPTIONS };
+static const int default_cols[] = { MF_MOUNTPOINT, MF_SOURCE, MF_FSTYPE,
+				    MF_OPTIONS };
 static const char *const default_heads[] = { "TARGET", "SOURCE", "FSTYPE",
 					     "OPTIONS" };
 
@@ -52,118 +46,14 @@ static char top[PATH_MAX];
 static const char *outdir;
 static bool have_statmount;
 
-/* ---- /proc/self/mountinfo, read here ---- */
-
-struct mi_row {
-	unsigned long id;
-	struct sb f[NF];	/* unescaped */
-};
-
-struct mi {
-	struct mi_row *r;
-	size_t n;
-};
-
-/* @s with mountinfo's \ooo escapes undone, into @b. */
-static void mi_field(struct sb *b, const char *s)
-{
-	sb_add(b, "", 0);
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			char c = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-					(s[3] - '0'));
-
-			sb_add(b, &c, 1);
-			s += 3;
-		} else {
-			sb_add(b, s, 1);
-		}
-	}
-}
-
-static void mi_free(struct mi *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		for (int f = 0; f < NF; f++)
-			sb_free(&t->r[i].f[f]);
-	free(t->r);
-	*t = (struct mi){ 0 };
-}
-
-static void mi_load(struct mi *t)
-{
-	FILE *fp = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL, *tok[256];
-	size_t cap = 0;
-	ssize_t len;
-
-	if (!fp)
-		tap_bail("/proc/self/mountinfo: %s", strerror(errno));
-	mi_free(t);
-	while ((len = getline(&line, &cap, fp)) > 0) {
-		struct mi_row row = { 0 };
-		int n = 0, dash;
-		char *p = line;
-
-		if (line[len - 1] == '\n')
-			line[len - 1] = 0;
-		/* single spaces: an empty source is an empty field */
-		while (n < 256) {
-			tok[n++] = p;
-			p = strchr(p, ' ');
-			if (!p)
-				break;
-			*p++ = 0;
-		}
-		for (dash = 6; dash < n && strcmp(tok[dash], "-"); dash++)
-			;
-		if (dash + 3 >= n)
-			tap_bail("a mountinfo line of %d fields", n);
-		row.id = strtoul(tok[0], NULL, 10);
-		mi_field(&row.f[F_ID], tok[0]);
-		mi_field(&row.f[F_PARENTID], tok[1]);
-		mi_field(&row.f[F_DEV], tok[2]);
-		mi_field(&row.f[F_ROOT], tok[3]);
-		mi_field(&row.f[F_MOUNTPOINT], tok[4]);
-		mi_field(&row.f[F_OPTIONS], tok[5]);
-		for (int f = F_SHARED; f <= F_UNBINDABLE; f++)
-			sb_add(&row.f[f], "", 0);
-		for (int i = 6; i < dash; i++) {
-			if (!strcmp(tok[i], "unbindable"))
-				sb_adds(&row.f[F_UNBINDABLE], "yes");
-			else if (!strncmp(tok[i], "shared:", 7))
-				mi_field(&row.f[F_SHARED], tok[i] + 7);
-			else if (!strncmp(tok[i], "master:", 7))
-				mi_field(&row.f[F_MASTER], tok[i] + 7);
-			else if (!strncmp(tok[i], "propagate_from:", 15))
-				mi_field(&row.f[F_PROPFROM], tok[i] + 15);
-		}
-		mi_field(&row.f[F_FSTYPE], tok[dash + 1]);
-		mi_field(&row.f[F_SOURCE], tok[dash + 2]);
-		mi_field(&row.f[F_SUPEROPTS], tok[dash + 3]);
-		t->r = realloc(t->r, (t->n + 1) * sizeof(*t->r));
-		if (!t->r)
-			tap_bail("out of memory");
-		t->r[t->n++] = row;
-	}
-	free(line);
-	fclose(fp);
-}
-
-static const struct mi_row *mi_find(const struct mi *t, unsigned long id)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (t->r[i].id == id)
-			return &t->r[i];
-	return NULL;
-}
+/* ---- /proc/self/mountinfo, read by mnt_lib.h ---- */
 
 /* The row of the mount @path is on, by its statx(2) mount ID. */
-static const struct mi_row *mi_of_path(const struct mi *t, const char *path)
+static const struct mi_mount *mi_of_path(const struct mi_table *t,
+					  const char *path)
 {
 	struct statx stx;
-	const struct mi_row *row;
+	const struct mi_mount *row;
 
 	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) ||
 	    !(stx.stx_mask & STATX_MNT_ID))
@@ -182,12 +72,12 @@ static const struct mi_row *mi_of_path(const struct mi *t, const char *path)
  * locale: cells escaped as text output escapes, padded to the widest,
  * numbers to the right, the last column unpadded.
  */
-static void want_text(struct sb *b, const struct mi_row *const *rows,
+static void want_text(struct sb *b, const struct mi_mount *const *rows,
 		      size_t nrows, const int *cols, const char *const *heads,
 		      size_t ncols, bool header)
 {
 	struct sb *cell = calloc((nrows + 1) * ncols, sizeof(*cell));
-	size_t width[NF] = { 0 };
+	size_t width[MF_NUM] = { 0 };
 
 	if (!cell)
 		tap_bail("out of memory");
@@ -197,10 +87,11 @@ static void want_text(struct sb *b, const struct mi_row *const *rows,
 		else
 			sb_add(&cell[c], "", 0);
 		for (size_t r = 0; r < nrows; r++) {
-			const struct sb *v = &rows[r]->f[cols[c]];
+			const struct mi_mount *m = rows[r];
 
 			sb_add(&cell[(r + 1) * ncols + c], "", 0);
-			sb_escaped(&cell[(r + 1) * ncols + c], v->p, v->len);
+			sb_escaped(&cell[(r + 1) * ncols + c], m->val[cols[c]],
+				   m->len[cols[c]]);
 		}
 		for (size_t r = !header; r <= nrows; r++)
 			if (cell[r * ncols + c].len > width[c])
@@ -225,47 +116,48 @@ static void want_text(struct sb *b, const struct mi_row *const *rows,
 }
 
 /* Every field of @rows, each followed by a NUL: --raw -o ALL_FIELDS. */
-static void want_raw(struct sb *b, const struct mi_row *const *rows,
+static void want_raw(struct sb *b, const struct mi_mount *const *rows,
 		     size_t nrows)
 {
 	sb_add(b, "", 0);
 	for (size_t r = 0; r < nrows; r++)
-		for (int f = 0; f < NF; f++)
-			sb_add(b, rows[r]->f[f].p, rows[r]->f[f].len + 1);
+		for (int f = 0; f < MF_NUM; f++)
+			sb_add(b, rows[r]->val[f], rows[r]->len[f] + 1);
 }
 
 /* Pointers to every row of @t, in mountinfo's order. */
-static const struct mi_row **all_rows(const struct mi *t)
+static const struct mi_mount **all_rows(const struct mi_table *t)
 {
-	const struct mi_row **rows = calloc(t->n + 1, sizeof(*rows));
+	const struct mi_mount **rows = calloc(t->n + 1, sizeof(*rows));
 
 	if (!rows)
 		tap_bail("out of memory");
 	for (size_t i = 0; i < t->n; i++)
-		rows[i] = &t->r[i];
+		rows[i] = &t->m[i];
 	return rows;
 }
 
 /* Where raw output first differs from mountinfo, as a diagnostic. */
-static void diag_raw(const struct sb *got, const struct mi *t)
+static void diag_raw(const struct sb *got, const struct mi_table *t)
 {
 	size_t pos = 0, cell = 0;
 
-	while (pos < got->len && cell / NF < t->n) {
-		const struct sb *want = &t->r[cell / NF].f[cell % NF];
+	while (pos < got->len && cell / MF_NUM < t->n) {
+		const struct mi_mount *m = &t->m[cell / MF_NUM];
 		size_t len = strnlen(got->p + pos, got->len - pos);
 
-		if (len != want->len || memcmp(got->p + pos, want->p, len)) {
+		if (len != m->len[cell % MF_NUM] ||
+		    memcmp(got->p + pos, m->val[cell % MF_NUM], len)) {
 			tap_diag("mount %zu (id %lu), %s: got '%.*s', want "
-				 "'%s'", cell / NF, t->r[cell / NF].id,
-				 fields[cell % NF], (int)len, got->p + pos,
-				 want->p);
+				 "'%s'", cell / MF_NUM, m->id,
+				 mf_names[cell % MF_NUM], (int)len, got->p + pos,
+				 m->val[cell % MF_NUM]);
 			return;
 		}
 		pos += len + 1;
 		cell++;
 	}
-	tap_diag("got %zu values, want %zu", cell, t->n * NF);
+	tap_diag("got %zu values, want %zu", cell, t->n * MF_NUM);
 }
 
 /* ---- JSON, read by python3 ---- */
@@ -493,17 +385,17 @@ static void check_all(const char *source, struct sb outs[5])
 {
 	const char *name = source ? source : "auto";
 	const struct spawn sp = { .env = source_env(source) };
-	static const int all_cols[NF] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+	static const int all_cols[MF_NUM] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 					  11, 12 };
-	static const char *const all_heads[NF] = {
+	static const char *const all_heads[MF_NUM] = {
 		"ID", "PARENTID", "ROOT", "MOUNTPOINT", "OPTIONS", "SHARED",
 		"MASTER", "PROPAGATE_FROM", "UNBINDABLE", "DEV", "FSTYPE",
 		"SOURCE", "SUPEROPTS",
 	};
 	struct sb want[4] = { 0 };
-	const struct mi_row **rows;
+	const struct mi_mount **rows;
 	struct run r[5];
-	struct mi t = { 0 };
+	struct mi_table t = { 0 };
 	char what[128];
 
 	run_tool(&r[0], &sp, "--mounts", NULL);
@@ -514,8 +406,8 @@ static void check_all(const char *source, struct sb outs[5])
 	mi_load(&t);
 	rows = all_rows(&t);
 	want_text(&want[0], rows, t.n, default_cols, default_heads, 4, true);
-	want_text(&want[1], rows, t.n, all_cols, all_heads, NF, true);
-	want_text(&want[2], rows, t.n, all_cols, all_heads, NF, false);
+	want_text(&want[1], rows, t.n, all_cols, all_heads, MF_NUM, true);
+	want_text(&want[2], rows, t.n, all_cols, all_heads, MF_NUM, false);
 	want_raw(&want[3], rows, t.n);
 
 	snprintf(what, sizeof(what), "%s: --mounts, the default columns",
@@ -550,14 +442,14 @@ static void check_all(const char *source, struct sb outs[5])
 /* The tree itself is in the table: a check that cannot pass vacuously. */
 static void check_tree_present(void)
 {
-	struct mi t = { 0 };
+	struct mi_table t = { 0 };
 	size_t found = 0;
 
 	mi_load(&t);
 	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
-		const struct mi_row *row = mi_of_path(&t, at(odd[i]));
+		const struct mi_mount *row = mi_of_path(&t, at(odd[i]));
 
-		found += !strncmp(row->f[F_MOUNTPOINT].p, top, strlen(top));
+		found += !strncmp(row->val[MF_MOUNTPOINT], top, strlen(top));
 	}
 	tap_is_long(found, ARRAY_SIZE(odd),
 		    "the odd mount points are mounts of the tree, in "
@@ -601,12 +493,12 @@ static void check_sources(void)
 static void check_paths(void)
 {
 	static const char *const sources[] = { "mountinfo", "statmount" };
-	struct mi t = { 0 };
+	struct mi_table t = { 0 };
 
 	mi_load(&t);
 	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
 		const char *path = at(odd[i]);
-		const struct mi_row *row = mi_of_path(&t, path);
+		const struct mi_mount *row = mi_of_path(&t, path);
 		struct sb want = { 0 }, tw = { 0 };
 		struct run r, v;
 
@@ -650,8 +542,8 @@ static void check_paths(void)
 static void check_origin(void)
 {
 	struct sb want = { 0 };
-	struct mi t = { 0 };
-	const struct mi_row *row;
+	struct mi_table t = { 0 };
+	const struct mi_mount *row;
 	const char *link;
 	struct run r;
 	int fd;
@@ -739,11 +631,11 @@ static void check_views(void)
 
 	/* the values themselves, for scripts */
 	{
-		struct mi t = { 0 };
+		struct mi_table t = { 0 };
 
 		mi_load(&t);
 		for (size_t i = 0; i < t.n; i++)
-			sb_add(&want, t.r[i].f[F_ID].p, t.r[i].f[F_ID].len + 1);
+			sb_add(&want, t.m[i].val[MF_ID], t.m[i].len[MF_ID] + 1);
 		sb_add(&want, "", 1);
 		mi_free(&t);
 	}
@@ -761,8 +653,8 @@ static void check_views(void)
 
 	run_tool(&r, NULL, top, "mnt", "mnt:fstype", NULL);
 	sb_adds(&want, "mnt=\n");
-	for (int f = 0; f < NF; f++)
-		sb_printf(&want, "  %s\n", fields[f]);
+	for (int f = 0; f < MF_NUM; f++)
+		sb_printf(&want, "  %s\n", mf_names[f]);
 	sb_adds(&want, "mnt:fstype=tmpfs\n");
 	expect(&r, 0, &want, "", "PATH mnt mnt:fstype: NAME=VALUE lines");
 	run_free(&r);
