@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spec2_emfile.c - readfile() and data: give EMFILE exactly when open(2)
+ * would at that moment, on every backend (SPEC v2, 1 and 2.2): with every
+ * descriptor below RLIMIT_NOFILE in use, open(2) gives EMFILE, and so do
+ * readfile() and the data: entry (the call itself, and entries that open
+ * nothing, such as stat:, go on); with one descriptor free, open(2) works,
+ * and so do they. Each backend in a child of its own (the limit and the
+ * descriptors stay there).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <getvalues.h>
+
+#include "harden_lib.h"
+#include "lib/sub.h"
+#include "lib/tap.h"
+#include "lib/util.h"
+
+#define LIMIT 64
+
+static const char content[] = "one descriptor's worth\n";
+static char top[2048];
+
+static void run(void *arg)
+{
+	const struct hl_backend *b = arg;
+	struct rlimit rl = { LIMIT, LIMIT };
+	char buf[256], size[16];
+	struct name_val v[2];
+	int dir, last = -1, ref, ret, err;
+	ssize_t n;
+
+	gv_backend_force(b->id);
+	dir = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* the backend set up (a ring, a probe) before the limit bites */
+	if (dir < 0 || readfile(dir, "f", buf, sizeof(buf), 0) < 0)
+		tap_bail("setup: %s", strerror(errno));
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		tap_bail("setrlimit: %s", strerror(errno));
+	for (int fd; (fd = fcntl(0, F_DUPFD_CLOEXEC, 0)) >= 0;)
+		last = fd;
+	snprintf(size, sizeof(size), "%zu", strlen(content));
+
+	for (int round = 0; round < 2; round++) {
+		const char *state = round ? "one descriptor free" :
+				    "no descriptor free";
+		int want = round ? 0 : EMFILE;
+
+		errno = 0;
+		ref = openat(dir, "f", O_RDONLY | O_CLOEXEC);
+		if (ref >= 0)
+			close(ref);
+		if ((ref < 0 ? errno : 0) != want) {
+			tap_skip(3, "%s: open(2) itself gives %s", state,
+				 strerrorname_np(ref < 0 ? errno : 0));
+			goto next;
+		}
+		errno = 0;
+		n = readfile(dir, "f", buf, sizeof(buf), 0);
+		err = errno;
+		if (!tap_ok(want ? n == -1 && err == EMFILE :
+			    n == (ssize_t)strlen(content),
+			    "%s, %s: readfile() %s, as open(2)", b->name, state,
+			    want ? "gives EMFILE" : "works"))
+			tap_diag("   returned %zd (%s)", n,
+				 n < 0 ? strerrorname_np(err) : "-");
+		v[0] = (struct name_val){ .name = "stat:size:f",
+					  .value_in = { buf, sizeof(buf) } };
+		v[1] = (struct name_val){ .name = "data:f" };
+		errno = 0;
+		ret = getvalues(dir, "", v, 2, AT_EMPTY_PATH);
+		err = errno;
+		if (!tap_ok(ret == 2 && (want ? v[1].error == EMFILE :
+					 hl_is(1, &v[1], content,
+					       strlen(content))),
+			    "%s, %s: data: %s, as open(2)", b->name, state,
+			    want ? "gives EMFILE" : "works"))
+			tap_diag("   returned %d (%s), data: %s", ret,
+				 ret < 0 ? strerrorname_np(err) : "-",
+				 hl_got(ret, err, &v[1]));
+		tap_ok(ret == 2 && hl_is(1, &v[0], size, strlen(size)),
+		       "%s, %s: the call goes on: stat:size:f is there",
+		       b->name, state);
+next:
+		if (!round && last >= 0)
+			close(last);
+	}
+}
+
+int main(void)
+{
+	struct hl_backend bs[4];
+	int n, dfd;
+
+	alarm(300);
+	snprintf(top, sizeof(top), "%s", t_tmpdir("emfile"));
+	dfd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || t_write_file(dfd, "f", content, strlen(content), 0644))
+		tap_bail("setup in %s: %s", top, strerror(errno));
+	close(dfd);
+	n = hl_backends(bs, 6);
+	for (int i = 0; i < n; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s, RLIMIT_NOFILE %d", bs[i].name,
+			 LIMIT);
+		t_sub(what, 20, run, &bs[i]);
+	}
+	return tap_done();
+}
