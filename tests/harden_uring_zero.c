@@ -115,13 +115,14 @@ static void test_parity(void)
 static int fuzz_one(const char *fuzzer, const char *input, char *log,
 		    size_t size)
 {
+	const char *tmp = t_tmpdir("uring-zero");
 	char path[4200];
 	int p[2], status;
 	size_t have = 0;
 	pid_t pid;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/input", t_tmpdir("uring-zero"));
+	snprintf(path, sizeof(path), "%s/input", tmp);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, input, strlen(input)) < 0 || close(fd))
 		tap_bail("%s: %s", path, strerror(errno));
@@ -132,6 +133,8 @@ static int fuzz_one(const char *fuzzer, const char *input, char *log,
 		dup2(p[1], 2);
 		dup2(p[1], 1);
 		setenv("GETVALUES_BACKEND", "uring", 1);
+		/* its scratch tree too, left behind when it aborts */
+		setenv("TMPDIR", tmp, 1);
 		alarm(60);
 		execl(fuzzer, fuzzer, "-runs=1", path, (char *)NULL);
 		_exit(127);
