@@ -112,29 +112,6 @@ static void on_signal(int sig)
 	atomic_fetch_add(&handled, 1);
 }
 
-struct sr_run {
-	enum gv_backend_id backend;
-	pid_t tid;
-	atomic_bool started, done;
-	ssize_t ret;
-	int err;
-	char buf[64];
-};
-
-static void *sr_main(void *p)
-{
-	struct sr_run *r = p;
-
-	gv_backend_force(r->backend);
-	r->tid = gettid();
-	atomic_store(&r->started, true);
-	errno = 0;
-	r->ret = readfile(dir_fd, "fifo", r->buf, sizeof(r->buf), 0);
-	r->err = errno;
-	atomic_store(&r->done, true);
-	return NULL;
-}
-
 struct sr_job {
 	const struct hl_backend *b;
 	bool in_open;		/* no writer until the signals are over */
@@ -146,7 +123,7 @@ static void sr_case(void *arg)
 	static const char words[] = "after the signals";
 	struct sigaction sa = { .sa_handler = on_signal,
 				.sa_flags = SA_RESTART };
-	static struct sr_run r;
+	static struct hl_reader r;
 	char path[2100];
 	int own = -1, sent = 0;
 	pthread_t t;
@@ -156,11 +133,9 @@ static void sr_case(void *arg)
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (!j->in_open)
 		own = open(path, O_RDWR | O_CLOEXEC);
-	r = (struct sr_run){ .backend = j->b->id };
-	if (pthread_create(&t, NULL, sr_main, &r))
-		tap_bail("pthread_create");
-	while (!atomic_load(&r.started))
-		usleep(1000);
+	r = (struct hl_reader){ .backend = j->b->id, .dfd = dir_fd,
+				.name = "fifo" };
+	hl_reader_start(&r, &t, 0);
 	for (int i = 0; i < 5 && !atomic_load(&r.done); i++) {
 		int before = atomic_load(&handled);
 		long long until = t_now_ms() + 1000;

@@ -39,44 +39,6 @@ static struct stat fifo_st;
 enum where { IN_OPEN, IN_READ };
 static const char *const where_names[] = { "open()", "read()" };
 
-struct reader {
-	enum gv_backend_id backend;
-	pid_t tid;
-	atomic_bool started, done;
-	ssize_t ret;
-	int err;
-	char buf[128];
-};
-
-static void *reader_main(void *p)
-{
-	struct reader *r = p;
-
-	gv_backend_force(r->backend);
-	r->tid = gettid();
-	atomic_store(&r->started, true);
-	r->ret = readfile(dir_fd, "fifo", r->buf, sizeof(r->buf), 0);
-	r->err = errno;
-	atomic_store(&r->done, true);
-	return NULL;
-}
-
-/* Start a reader and wait until it sleeps in the kernel. */
-static bool start_reader(struct reader *r, pthread_t *t)
-{
-	long long until;
-
-	if (pthread_create(t, NULL, reader_main, r))
-		tap_bail("pthread_create");
-	until = t_now_ms() + 3000;
-	while (!atomic_load(&r->started))
-		usleep(1000);
-	while (!atomic_load(&r->done) && t_now_ms() < until)
-		if (t_wait_asleep(r->tid, 20))
-			return !atomic_load(&r->done);
-	return false;
-}
-
 /* Descriptors of the FIFO in this process, but @except. */
 static int fifo_fds(int except)
 {
@@ -174,18 +136,19 @@ static void fork_case(void *arg)
 {
 	const struct job *j = arg;
 	const char *be = j->b->name, *in = where_names[j->where];
-	static struct reader r;
+	static struct hl_reader r;
 	atomic_int own = -1;
 	char path[2100];
 	int child_fds, fd;
 	pthread_t t;
 	bool asleep;
 
-	r = (struct reader){ .backend = j->b->id };
+	r = (struct hl_reader){ .backend = j->b->id, .dfd = dir_fd,
+				 .name = "fifo" };
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (j->where == IN_READ)	/* a writer that writes nothing yet */
 		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));
-	asleep = start_reader(&r, &t);
+	asleep = hl_reader_start(&r, &t, 0);
 	if (!tap_ok(asleep && !atomic_load(&r.done), "%s: readfile() of a "
 		    "FIFO blocks in %s until the writer writes", be, in)) {
 		tap_diag("   it returned %zd (%s)", r.ret,
@@ -222,17 +185,18 @@ static void cancel_case(void *arg)
 {
 	const struct job *j = arg;
 	const char *be = j->b->name, *in = where_names[j->where];
-	static struct reader r;
+	static struct hl_reader r;
 	char path[2100], buf[64];
 	atomic_int own = -1;
 	int child_fds, fd;
 	pthread_t t;
 
-	r = (struct reader){ .backend = j->b->id };
+	r = (struct hl_reader){ .backend = j->b->id, .dfd = dir_fd,
+				 .name = "fifo" };
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (j->where == IN_READ)
 		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));
-	start_reader(&r, &t);
+	hl_reader_start(&r, &t, 0);
 	pthread_cancel(t);
 	if (t_join_within(t, 1000, NULL)) {
 		/*

@@ -8,12 +8,16 @@
 #define GV_TEST_HARDEN_LIB_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/sub.h"
 #include "lib/tap.h"
 
 struct hl_backend {
@@ -95,6 +99,55 @@ static inline bool hl_is(int ret, const struct name_val *e, const void *want,
 {
 	return ret == 1 && !e->error && e->value_out.iov_len == len &&
 	       !memcmp(e->value_out.iov_base, want, len);
+}
+
+/* A thread that calls readfile(@dfd, @name) on @backend once. */
+struct hl_reader {
+	enum gv_backend_id backend;
+	int dfd;
+	const char *name;
+	pid_t tid;
+	atomic_bool started, done;
+	ssize_t ret;
+	int err;
+	char buf[128];
+};
+
+static inline void *hl_reader_main(void *p)
+{
+	struct hl_reader *r = p;
+
+	gv_backend_force(r->backend);
+	r->tid = gettid();
+	atomic_store(&r->started, true);
+	errno = 0;
+	r->ret = readfile(r->dfd, r->name, r->buf, sizeof(r->buf), 0);
+	r->err = errno;
+	atomic_store(&r->done, true);
+	return NULL;
+}
+
+/*
+ * Start @r as *@t and wait (up to 3 s) until it sleeps in the kernel, then
+ * @settle_ms more. Whether it is still inside readfile() then: a call that
+ * does not wait has returned by that time.
+ */
+static inline bool hl_reader_start(struct hl_reader *r, pthread_t *t,
+				   unsigned int settle_ms)
+{
+	long long until;
+
+	if (pthread_create(t, NULL, hl_reader_main, r))
+		tap_bail("pthread_create");
+	until = t_now_ms() + 3000;
+	while (!atomic_load(&r->started))
+		usleep(1000);
+	while (!atomic_load(&r->done) && t_now_ms() < until)
+		if (t_wait_asleep(r->tid, 20))
+			break;
+	if (settle_ms)
+		usleep(settle_ms * 1000);
+	return !atomic_load(&r->done);
 }
 
 #endif /* GV_TEST_HARDEN_LIB_H */

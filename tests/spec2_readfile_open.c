@@ -30,57 +30,18 @@ static const char leased[] = "the leased file\n";
 static char top[2048];
 static int dir_fd = -1;
 
-struct reader {
-	enum gv_backend_id backend;
-	const char *name;
-	pid_t tid;
-	atomic_bool started, done;
-	ssize_t ret;
-	int err;
-	char buf[128];
-};
-
-static void *reader_main(void *p)
-{
-	struct reader *r = p;
-
-	gv_backend_force(r->backend);
-	r->tid = gettid();
-	atomic_store(&r->started, true);
-	errno = 0;
-	r->ret = readfile(dir_fd, r->name, r->buf, sizeof(r->buf), 0);
-	r->err = errno;
-	atomic_store(&r->done, true);
-	return NULL;
-}
-
-/* Start a reader; whether it was still in the call once it slept. */
-static bool start(struct reader *r, pthread_t *t)
-{
-	long long until = t_now_ms() + 3000;
-
-	if (pthread_create(t, NULL, reader_main, r))
-		tap_bail("pthread_create");
-	while (!atomic_load(&r->started))
-		usleep(1000);
-	while (!atomic_load(&r->done) && t_now_ms() < until)
-		if (t_wait_asleep(r->tid, 20))
-			break;
-	usleep(50000);	/* a reader that does not wait has returned now */
-	return !atomic_load(&r->done);
-}
-
 static void fifo_case(void *arg)
 {
 	const struct hl_backend *b = arg;
-	static struct reader r;
+	static struct hl_reader r;
 	char path[2100];
 	bool waited;
 	pthread_t t;
 	int w;
 
-	r = (struct reader){ .backend = b->id, .name = "fifo" };
-	waited = start(&r, &t);
+	r = (struct hl_reader){ .backend = b->id, .dfd = dir_fd,
+				 .name = "fifo" };
+	waited = hl_reader_start(&r, &t, 50);
 	if (!tap_ok(waited, "%s: readfile() of a FIFO with no writer waits "
 		    "for one, as open(2) does", b->name))
 		tap_diag("   it returned %zd (%s)", r.ret,
@@ -116,7 +77,7 @@ static void lease_case(void *arg)
 {
 	const struct hl_backend *b = arg;
 	struct sigaction sa = { .sa_handler = on_break };
-	static struct reader r;
+	static struct hl_reader r;
 	char path[2100];
 	bool waited;
 	pthread_t t;
@@ -131,8 +92,9 @@ static void lease_case(void *arg)
 			 strerror(errno));
 		return;
 	}
-	r = (struct reader){ .backend = b->id, .name = "leased" };
-	waited = start(&r, &t);
+	r = (struct hl_reader){ .backend = b->id, .dfd = dir_fd,
+				 .name = "leased" };
+	waited = hl_reader_start(&r, &t, 50);
 	if (!tap_ok(waited, "%s: readfile() of a file under a conflicting "
 		    "lease waits for it, as open(2) does", b->name))
 		tap_diag("   it returned %zd (%s)", r.ret,

@@ -141,6 +141,31 @@ static bool inputs_intact(const struct name_val *v, const struct snap *s,
 	return true;
 }
 
+/*
+ * The wb_names entries with entry 0's name and value_in alone in a
+ * read-only page (the rest of the vector in the next, writable one):
+ * entry 0 has a buffer of @len0 bytes, entry 3 one of its own. A copy of
+ * every entry as it was goes to @s.
+ */
+static struct name_val *lay_vector(char buf[2][4096], size_t len0,
+				   struct snap *s)
+{
+	struct name_val *v = (struct name_val *)(pages + PAGE -
+				offsetof(struct name_val, value_out));
+
+	mprotect(pages, 4 * PAGE, PROT_READ | PROT_WRITE);
+	memset(pages, 0, 4 * PAGE);
+	for (int i = 0; i < NE; i++)
+		v[i] = (struct name_val){ .name = wb_names[i],
+					  .value_out = { (void *)9, 9 },
+					  .error = 9 };
+	v[0].value_in = (struct iovec){ buf[0], len0 };
+	v[3].value_in = (struct iovec){ buf[1], 4096 };
+	memcpy(s->v, v, sizeof(s->v));
+	mprotect(pages, PAGE, PROT_READ);
+	return v;
+}
+
 static void test_writeback(const struct hl_backend *b)
 {
 	static char buf[2][4096];
@@ -151,18 +176,7 @@ static void test_writeback(const struct hl_backend *b)
 	gv_backend_force(b->id);
 
 	/* vec[0].name and .value_in in a read-only page, the rest not */
-	mprotect(pages, 4 * PAGE, PROT_READ | PROT_WRITE);
-	memset(pages, 0, 4 * PAGE);
-	v = (struct name_val *)(pages + PAGE -
-				offsetof(struct name_val, value_out));
-	for (int i = 0; i < NE; i++)
-		v[i] = (struct name_val){ .name = wb_names[i],
-					  .value_out = { (void *)9, 9 },
-					  .error = 9 };
-	v[0].value_in = (struct iovec){ buf[0], sizeof(buf[0]) };
-	v[3].value_in = (struct iovec){ buf[1], sizeof(buf[1]) };
-	memcpy(s.v, v, sizeof(s.v));
-	mprotect(pages, PAGE, PROT_READ);
+	v = lay_vector(buf, sizeof(buf[0]), &s);
 	errno = 0;
 	ret = getvalues(dir_fd, "", v, NE, AT_EMPTY_PATH);
 	err = errno;
@@ -212,17 +226,7 @@ static void test_writeback(const struct hl_backend *b)
 	}
 
 	/* an overflow stops the call: the entries after it untouched */
-	mprotect(pages, 4 * PAGE, PROT_READ | PROT_WRITE);
-	memset(pages, 0, 4 * PAGE);
-	v = (struct name_val *)(pages + PAGE -
-				offsetof(struct name_val, value_out));
-	for (int i = 0; i < NE; i++)
-		v[i] = (struct name_val){ .name = wb_names[i],
-					  .value_out = { (void *)9, 9 },
-					  .error = 9 };
-	v[0].value_in = (struct iovec){ buf[0], 100 };	/* :mid overflows */
-	memcpy(s.v, v, sizeof(s.v));
-	mprotect(pages, PAGE, PROT_READ);
+	v = lay_vector(buf, 100, &s);	/* :mid overflows */
 	errno = 0;
 	ret = getvalues(dir_fd, "", v, NE, AT_EMPTY_PATH);
 	err = errno;
