@@ -133,8 +133,10 @@ static void sr_case(void *arg)
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (!j->in_open)
 		own = open(path, O_RDWR | O_CLOEXEC);
-	r = (struct hl_reader){ .backend = j->b->id, .dfd = dir_fd,
-				.name = "fifo" };
+	r = (struct hl_reader){
+		.backend = j->b->id, .dfd = dir_fd,
+		.name = "fifo", .warm = "small",
+	};
 	hl_reader_start(&r, &t, 0);
 	for (int i = 0; i < 5 && !atomic_load(&r.done); i++) {
 		int before = atomic_load(&handled);

@@ -143,8 +143,10 @@ static void fork_case(void *arg)
 	pthread_t t;
 	bool asleep;
 
-	r = (struct hl_reader){ .backend = j->b->id, .dfd = dir_fd,
-				 .name = "fifo" };
+	r = (struct hl_reader){
+		.backend = j->b->id, .dfd = dir_fd,
+		.name = "fifo", .warm = "file",
+	};
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (j->where == IN_READ)	/* a writer that writes nothing yet */
 		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));
@@ -191,8 +193,10 @@ static void cancel_case(void *arg)
 	int child_fds, fd;
 	pthread_t t;
 
-	r = (struct hl_reader){ .backend = j->b->id, .dfd = dir_fd,
-				 .name = "fifo" };
+	r = (struct hl_reader){
+		.backend = j->b->id, .dfd = dir_fd,
+		.name = "fifo", .warm = "file",
+	};
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (j->where == IN_READ)
 		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));

@@ -101,11 +101,15 @@ static inline bool hl_is(int ret, const struct name_val *e, const void *want,
 	       !memcmp(e->value_out.iov_base, want, len);
 }
 
-/* A thread that calls readfile(@dfd, @name) on @backend once. */
+/*
+ * A thread that calls readfile(@dfd, @name) on @backend once, after one
+ * readfile() of @warm: the backend is set up (a thread's io_uring is made
+ * at its first call, and may sleep doing so) before the call that counts.
+ */
 struct hl_reader {
 	enum gv_backend_id backend;
 	int dfd;
-	const char *name;
+	const char *name, *warm;
 	pid_t tid;
 	atomic_bool started, done;
 	ssize_t ret;
@@ -119,6 +123,8 @@ static inline void *hl_reader_main(void *p)
 
 	gv_backend_force(r->backend);
 	r->tid = gettid();
+	if (readfile(r->dfd, r->warm, r->buf, sizeof(r->buf), 0) < 0)
+		tap_diag("readfile() of %s: %s", r->warm, strerror(errno));
 	atomic_store(&r->started, true);
 	errno = 0;
 	r->ret = readfile(r->dfd, r->name, r->buf, sizeof(r->buf), 0);

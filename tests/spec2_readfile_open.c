@@ -39,8 +39,10 @@ static void fifo_case(void *arg)
 	pthread_t t;
 	int w;
 
-	r = (struct hl_reader){ .backend = b->id, .dfd = dir_fd,
-				 .name = "fifo" };
+	r = (struct hl_reader){
+		.backend = b->id, .dfd = dir_fd,
+		.name = "fifo", .warm = "warm",
+	};
 	waited = hl_reader_start(&r, &t, 50);
 	if (!tap_ok(waited, "%s: readfile() of a FIFO with no writer waits "
 		    "for one, as open(2) does", b->name))
@@ -92,8 +94,10 @@ static void lease_case(void *arg)
 			 strerror(errno));
 		return;
 	}
-	r = (struct hl_reader){ .backend = b->id, .dfd = dir_fd,
-				 .name = "leased" };
+	r = (struct hl_reader){
+		.backend = b->id, .dfd = dir_fd,
+		.name = "leased", .warm = "warm",
+	};
 	waited = hl_reader_start(&r, &t, 50);
 	if (!tap_ok(waited, "%s: readfile() of a file under a conflicting "
 		    "lease waits for it, as open(2) does", b->name))
@@ -126,7 +130,8 @@ int main(void)
 	snprintf(top, sizeof(top), "%s", t_tmpdir("readfile-open"));
 	dir_fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0 || mkfifoat(dir_fd, "fifo", 0600) ||
-	    t_write_file(dir_fd, "leased", leased, strlen(leased), 0644))
+	    t_write_file(dir_fd, "leased", leased, strlen(leased), 0644) ||
+	    t_write_file(dir_fd, "warm", "warm", 4, 0644))
 		tap_bail("setup in %s: %s", top, strerror(errno));
 
 	n = hl_backends(bs, 5);
