@@ -27,37 +27,29 @@
 /* regions a name may join: see gv_strings_from_user() */
 #define GV_RECENT_REGIONS 4
 
-/*
- * Our pid, fetched once per call (getpid() is a system call since glibc
- * 2.25): set by gv_self_begin(), cleared by gv_self_end() and in a child
- * after fork(), so that a stale pid never points at another process.
- */
-static __thread pid_t gv_self;
-
 /* 0: process_vm_readv/writev work as far as we know; 1: use the pipe */
 static int gv_use_pipe;
 /* The pipe of the current call, made on first use, closed at its end. */
 static __thread int gv_pipe[2] = { -1, -1 };
 static __thread size_t gv_pipe_size;
 
-void gv_self_begin(void)
+void gv_uaccess_end(void)
 {
-	gv_self = getpid();
-}
-
-void gv_self_end(void)
-{
-	gv_self = 0;
 	if (gv_pipe[0] >= 0) {
-		close(gv_pipe[0]);
-		close(gv_pipe[1]);
+		gv_fd_close(gv_pipe[0]);
+		gv_fd_close(gv_pipe[1]);
 		gv_pipe[0] = gv_pipe[1] = -1;
 	}
 }
 
+/*
+ * The calling thread, not the process: process_vm_readv(2) of a process
+ * whose main thread has exited (pthread_exit()) fails with ESRCH, since
+ * the zombie leader has no memory map any more; its threads still do.
+ */
 static pid_t gv_pid(void)
 {
-	return gv_self ? gv_self : getpid();
+	return gv_tid();
 }
 
 /* Errors that say the mechanism is unavailable, not that memory is bad. */
@@ -109,6 +101,8 @@ static int gv_pipe_rw(bool write_user, uintptr_t remote, void *local,
 
 		if (pipe2(gv_pipe, O_CLOEXEC | O_NONBLOCK))
 			return -errno;
+		gv_fd_own(gv_pipe[0]);
+		gv_fd_own(gv_pipe[1]);
 		size = fcntl(gv_pipe[0], F_GETPIPE_SZ);
 		gv_pipe_size = size > 0 ? (size_t)size : GV_PAGE;
 	}
@@ -183,54 +177,48 @@ int gv_copy_to_user(uintptr_t dst, const void *src, size_t len)
 }
 
 /*
- * Up to IOV_MAX writes per system call. Returns how many of the @n writes
- * landed completely, in order; the first one that did not is at the index
- * returned (a later one may have been skipped, never half done silently:
- * the caller redoes everything from that index).
+ * Write @n pairs of iovecs (@l[i] into @r[i], the same length), up to
+ * 1024 (IOV_MAX) per system call. Returns how many of them, from the
+ * first, landed completely: @n when all did. The kernel copies in order
+ * and stops at the first fault, so nothing after the one that did not
+ * land was written.
  */
-size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
-			     size_t n)
+size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
+			   size_t n)
 {
-	struct iovec l[64], r[64];
 	size_t done = 0;
 
-	if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
-		while (done < n && !gv_copy_to_user(w[done].dst,
-						     arena + w[done].off,
-						     w[done].len))
-			done++;
-		return done;
-	}
 	while (done < n) {
-		size_t k = 0, total = 0, landed;
+		size_t k = 0, total = 0, landed = 0;
 		ssize_t got;
 
-		while (done + k < n && k < GV_ARRAY_SIZE(l)) {
-			const struct gv_uwrite *x = &w[done + k];
+		if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
+			if (gv_copy_to_user((uintptr_t)r[done].iov_base,
+					    l[done].iov_base, l[done].iov_len))
+				return done;
+			done++;
+			continue;
+		}
+		while (done + k < n && k < 1024) {
+			uintptr_t dst = (uintptr_t)r[done + k].iov_base;
 
-			if (!x->dst || x->dst + x->len < x->dst)
+			if (!dst || dst + r[done + k].iov_len < dst)
 				break;
-			l[k].iov_base = (void *)(arena + x->off);
-			l[k].iov_len = x->len;
-			r[k].iov_base = (void *)x->dst;
-			r[k].iov_len = x->len;
-			total += x->len;
+			total += r[done + k].iov_len;
 			k++;
 		}
 		if (!k)
 			return done;
-		got = process_vm_writev(gv_pid(), l, k, r, k, 0);
+		got = process_vm_writev(gv_pid(), l + done, k, r + done, k, 0);
 		if (got < 0 && gv_pvm_unavailable(errno))
-			return done + gv_copy_to_user_batch(arena, w + done,
-							    n - done);
+			continue;	/* again, through the pipe */
 		if (got == (ssize_t)total) {
 			done += k;
 			continue;
 		}
-		/* count the writes that fit entirely in what was copied */
-		landed = 0;
-		while (got > 0 && landed < k && (size_t)got >= l[landed].iov_len) {
-			got -= l[landed].iov_len;
+		while (got > 0 && landed < k &&
+		       (size_t)got >= l[done + landed].iov_len) {
+			got -= l[done + landed].iov_len;
 			landed++;
 		}
 		return done + landed;

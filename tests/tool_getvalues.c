@@ -945,7 +945,8 @@ static void test_backend(void)
 
 	run_tool(&r, &(struct spawn){ .env = bogus_env }, path, "data:", NULL);
 	expect(&r, 2, &empty,
-	       "getvalues: backend bogus: Function not implemented\n",
+	       "getvalues: backend bogus: unknown (GETVALUES_BACKEND is auto, "
+	       "sync, uring or native)\n",
 	       "GETVALUES_BACKEND=bogus: exit 2, names the backend");
 	run_free(&r);
 

@@ -556,6 +556,18 @@ static int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
 /* ------------------------------------------------------------------ */
 /* Output formats                                                      */
 
+/* The groups whose SUBPATH lookups need openat2(2) (getvalues(7)). */
+static bool needs_openat2(const char *name)
+{
+	static const char *const groups[] = { "data:", "dir:", "stat:",
+					      "lstat:" };
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (!strncmp(name, groups[i], strlen(groups[i])))
+			return true;
+	return false;
+}
+
 static void report_error(const struct gv_cmd *cmd, const struct entry *e)
 {
 	fputs(PROG ": ", stderr);
@@ -563,6 +575,9 @@ static void report_error(const struct gv_cmd *cmd, const struct entry *e)
 	if (e->too_big)
 		fprintf(stderr, ": value does not fit in %zu bytes "
 			"(see --max-size)\n", cmd->max_size);
+	else if (e->err == ENOSYS && needs_openat2(e->shown))
+		fprintf(stderr, ": %s (needs openat2(2), Linux 5.6 or later)\n",
+			strerror(e->err));
 	else
 		fprintf(stderr, ": %s\n", strerror(e->err));
 }
@@ -858,6 +873,14 @@ static void report_call_error(const struct gv_cmd *cmd, int err)
 {
 	const char *env = getenv("GETVALUES_BACKEND");
 
+	/* ENOSYS: a forced backend that does not work; EINVAL: no backend */
+	if ((err == ENOSYS || err == EINVAL) && env && *env &&
+	    strcmp(env, "auto") && strcmp(env, "sync") && strcmp(env, "uring") &&
+	    strcmp(env, "native")) {
+		warnx("backend %s: unknown (GETVALUES_BACKEND is auto, sync, "
+		      "uring or native)", env);
+		return;
+	}
 	if (err == ENOSYS && env && *env && strcmp(env, "auto")) {
 		warnx("backend %s: %s", env, strerror(err));
 		return;
