@@ -227,6 +227,7 @@ install: lib tools getvalues.pc
 		install -d $(DESTDIR)$(MANDIR)/$$sec; \
 		install -m 644 $$page $(DESTDIR)$(MANDIR)/$$sec/; \
 	done
+	@scripts/ldconfig.sh "$(LIBDIR)" "$(DESTDIR)"
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/getvalues.h \
@@ -238,6 +239,8 @@ uninstall:
 		sec=$${page%/*}; sec=$${sec##*/}; \
 		rm -f $(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \
 	done
+	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" -ne 0 ] || \
+		! [ -x /sbin/ldconfig ] || /sbin/ldconfig
 
 clean:
 	rm -rf build build-san build-static build-fuzz getvalues.pc
