@@ -78,22 +78,34 @@ SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
 .PHONY: all lib tools tests benches examples check demo bench install \
-	uninstall clean deps kcheck kbench fuzz fuzz-deps FORCE
+	uninstall clean deps deps-build kcheck kbench fuzz fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
 all: lib tools tests benches examples
-lib: deps $(SHLIB) $(STLIB)
+lib: deps-build $(SHLIB) $(STLIB)
 tools: $(TOOLS)
 tests: $(TESTS)
 benches: $(BENCHES)
 examples: $(EXAMPLES)
 
-# Missing Debian packages are installed when run as root; otherwise the exact
-# apt-get line is printed and make stops.
-deps:
-	@scripts/deps.sh build
+# Missing Debian packages are installed when run as root (saying which, why
+# and how much disk they take); otherwise the exact apt-get line is printed
+# and make stops. `make deps` installs at once every package the README's
+# commands need, so that root's one command lets anyone run them. NO_DEPS=1
+# never looks (a package build, whose Build-Depends say it all).
+ifeq ($(NO_DEPS),1)
+DEPS		:= @true
+else
+DEPS		:= @scripts/deps.sh
+endif
 
-$(LIB_OBJS) $(TESTLIB_OBJS): | deps
+deps:
+	$(DEPS) all
+
+deps-build:
+	$(DEPS) build
+
+$(LIB_OBJS) $(TESTLIB_OBJS): | deps-build
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -145,11 +157,17 @@ $(B)/examples/%: examples/%.c $(STLIB)
 		$(STLIB) $(LDLIBS_ALL)
 
 # The tests find the build through GV_BUILD (the shared library, the tools).
-# A short run of the fuzz target first, so that prove's summary ends it.
+# A short run of the fuzz target first, summed up in one line, so that
+# prove's summary ends the output. FUZZ=0 leaves it out (and clang with it):
+# tests/getvalues_fuzz still replays the corpus.
 check: all
-	@scripts/deps.sh check
-	@$(MAKE) --no-print-directory fuzz FUZZ_ARGS="$(FUZZ_CHECK_ARGS)"
-	GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) \
+	$(DEPS) check $(if $(filter 0,$(FUZZ)),,fuzz)
+ifneq ($(FUZZ),0)
+	@$(MAKE) --no-print-directory $(FZ)/fuzz_getvalues
+	@scripts/fuzz-check.sh $(FZ) $(FUZZ_CHECK_ARGS)
+endif
+	$(call msg,PROVE,"$(words $(TESTS)) test programs")
+	$(Q)GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PROVE) --exec '' $(TESTS)
@@ -163,7 +181,7 @@ check: all
 FUZZ_CC		?= clang
 FUZZ_TIME	?= 60
 FUZZ_ARGS	?= -max_total_time=$(FUZZ_TIME)
-FUZZ_CHECK_ARGS	?= -runs=10000 -verbosity=0
+FUZZ_CHECK_ARGS	?= -runs=10000
 FZ		:= build-fuzz
 FUZZ_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
 		   -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -171,7 +189,7 @@ FUZZ_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
 FUZZ_LIB_OBJS	:= $(LIB_SRCS:src/%.c=$(FZ)/src/%.o)
 
 fuzz-deps:
-	@scripts/deps.sh fuzz
+	$(DEPS) fuzz
 
 $(FUZZ_LIB_OBJS): | fuzz-deps
 
