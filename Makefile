@@ -1,15 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Builds, tests, demonstrates and installs libgetvalues and its tools.
-#
-#   make                  library (shared + static), tools, tests, benchmarks
-#   make check            run the TAP test suite with prove
-#   make check SANITIZE=1 the same, everything built with ASan+UBSan
-#   make demo             show the library at work on this machine
-#   make bench            run the benchmarks, rewrite bench/RESULTS.md
-#   make install          PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
-#   make kcheck           build the patched 6.1 kernel, run the suite in QEMU
-#   make kbench           the native calls measured in that QEMU guest
-#   make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds
+# `make help` lists the targets and the variables they take.
 
 VERSION		:= 0.1.0
 SOVERSION	:= 0
@@ -78,7 +69,7 @@ SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
 .PHONY: all lib tools tests benches examples check demo bench install \
-	uninstall clean deps deps-build kcheck kbench fuzz fuzz-deps FORCE
+	uninstall clean help deps deps-build kcheck kbench fuzz fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
 all: lib tools tests benches examples
@@ -259,6 +250,38 @@ uninstall:
 	done
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" -ne 0 ] || \
 		! [ -x /sbin/ldconfig ] || /sbin/ldconfig
+
+# The list of targets and variables; kept beside the rules it describes.
+help:
+	@echo 'Targets:'
+	@echo '  make                  the library (shared + static), tools, tests,'
+	@echo '                        benchmarks and examples, in build/'
+	@echo '  make deps             as root, once: every Debian package that the'
+	@echo '                        targets below need, saying which and why'
+	@echo '                        (make kcheck installs its own)'
+	@echo '  make demo             show the library and tools at work on this machine'
+	@echo '  make check            run the test suite (TAP, run by prove) after a'
+	@echo '                        short fuzz round; runs as any user'
+	@echo '  make bench            run the benchmarks, rewrite bench/RESULTS.md'
+	@echo '  make install          install (PREFIX, DESTDIR, LIBDIR); runs ldconfig'
+	@echo '  make uninstall        remove what make install put there'
+	@echo '  make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds'
+	@echo '  make kcheck           build Linux with the native system calls, run the'
+	@echo '                        kselftests and this suite in QEMU (KASAN=1)'
+	@echo '  make kbench           the native system calls measured in that guest'
+	@echo '  make clean            remove every build directory'
+	@echo '  make help             this list'
+	@echo 'Variables:'
+	@echo '  SANITIZE=1            build and test with ASan+UBSan (in build-san/)'
+	@echo '  STATIC=1              link tools, tests statically (in build-static/)'
+	@echo '  WERROR=1              warnings are errors'
+	@echo '  V=1                   show the full commands'
+	@echo '  FUZZ=0                make check without the fuzz round (no clang)'
+	@echo '  FUZZ_TIME=60          seconds of make fuzz'
+	@echo '  NO_DEPS=1             never check for or install Debian packages'
+	@echo '  PREFIX=$(PREFIX)  LIBDIR=$(LIBDIR)  DESTDIR=$(DESTDIR)'
+	@echo '                        where make install puts things'
+	@echo '  GETVALUES_BACKEND=sync|uring|native|auto  (environment) force a mechanism'
 
 clean:
 	rm -rf build build-san build-static build-fuzz getvalues.pc
