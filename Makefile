@@ -2,7 +2,10 @@
 # Builds, tests, demonstrates and installs libgetvalues and its tools.
 # `make help` lists the targets and the variables they take.
 
-VERSION		:= 0.1.0
+# One version for everything, from the header: the library, getvalues.pc,
+# the man pages' 0.1.0, the Debian packages.
+VERSION		:= $(shell sed -n 's/^\#define GETVALUES_VERSION_[A-Z]* //p' \
+			include/getvalues.h | paste -sd.)
 SOVERSION	:= 0
 
 PREFIX		?= /usr/local

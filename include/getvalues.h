@@ -20,8 +20,10 @@
 extern "C" {
 #endif
 
+/* The version of this header and of the library: 0.1.0. */
 #define GETVALUES_VERSION_MAJOR 0
 #define GETVALUES_VERSION_MINOR 1
+#define GETVALUES_VERSION_PATCH 0
 
 /**
  * readfile() - open, read and close a file in one call

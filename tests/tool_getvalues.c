@@ -1096,8 +1096,9 @@ static void test_help_version(void)
 	       r.err.len == 0, "--help: usage on stdout, exit 0");
 	run_free(&r);
 
-	sb_printf(&want, "getvalues (libgetvalues) %d.%d\n",
-		  GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR);
+	sb_printf(&want, "getvalues (libgetvalues) %d.%d.%d\n",
+		  GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR,
+		  GETVALUES_VERSION_PATCH);
 	run_tool(&r, NULL, "-V", NULL);
 	expect(&r, 0, &want, "", "-V: the version of getvalues.h");
 	run_free(&r);

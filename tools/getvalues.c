@@ -1665,9 +1665,10 @@ static int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 			usage(stdout);
 			return EXIT_ALL_OK;
 		case 'V':
-			printf(PROG " (libgetvalues) %d.%d\n",
+			printf(PROG " (libgetvalues) %d.%d.%d\n",
 			       GETVALUES_VERSION_MAJOR,
-			       GETVALUES_VERSION_MINOR);
+			       GETVALUES_VERSION_MINOR,
+			       GETVALUES_VERSION_PATCH);
 			return EXIT_ALL_OK;
 		default:
 			fputs("Try '" PROG " --help' for more information.\n",
