@@ -25,6 +25,15 @@ extern "C" {
 #define GETVALUES_VERSION_MINOR 1
 #define GETVALUES_VERSION_PATCH 0
 
+/*
+ * readfile is a common name for a helper of one's own. A program that has
+ * one defines GETVALUES_NO_READFILE before including this header, which
+ * then leaves the name out, and calls getvalues_readfile(): the same
+ * function under a prefixed name. The library's readfile is a weak symbol,
+ * so a program's own readfile() wins over it at static link time, too.
+ * See readfile(3).
+ */
+#ifndef GETVALUES_NO_READFILE
 /**
  * readfile() - open, read and close a file in one call
  * @dfd:     directory descriptor for a relative @path, or AT_FDCWD
@@ -45,6 +54,11 @@ extern "C" {
  * No file descriptor survives the call, in any thread, across fork().
  */
 ssize_t readfile(int dfd, const char *path, void *buf, size_t bufsize, int flags);
+#endif
+
+/* readfile() under a name no program has of its own; always declared. */
+ssize_t getvalues_readfile(int dfd, const char *path, void *buf, size_t bufsize,
+			   int flags);
 
 /**
  * struct name_val - one named value requested from getvalues()
