@@ -103,6 +103,32 @@ struct name_val {
 int getvalues(int dfd, const char *path, struct name_val *vec, size_t num,
 	      unsigned int flags);
 
+/* The limit of getvalues_alloc()'s buffer when the caller gives none. */
+#define GETVALUES_ALLOC_MAX	(256u << 20)
+
+/**
+ * getvalues_alloc() - getvalues() into a buffer that grows until all fits
+ * @dfd, @path, @vec, @num, @flags: as for getvalues(); the value_in of
+ *            every entry is ignored (and never written)
+ * @max_size: the largest buffer to try, in bytes; 0 for GETVALUES_ALLOC_MAX
+ * @bufp:     set to the buffer that every value_out points into (free() it
+ *            when done with the values), or to NULL when the call fails
+ *
+ * EOVERFLOW does not tell how large the value is. This makes the whole call
+ * again in a buffer twice as large (or larger, at the rate of the values
+ * that fitted), so that every value comes from one getvalues() call, until
+ * all fit or the buffer is @max_size bytes. Only value_out and error of
+ * the entries handled are written into @vec.
+ *
+ * Return: as getvalues(): @num when every value fits; else the index of the
+ * entry that does not fit even in @max_size bytes (its error EOVERFLOW; the
+ * entries before it are filled in, and *@bufp must be freed). On failure -1
+ * with errno as getvalues() sets it, ENOMEM, or EINVAL for a NULL @bufp.
+ */
+int getvalues_alloc(int dfd, const char *path, struct name_val *vec,
+		    size_t num, unsigned int flags, size_t max_size,
+		    void **bufp);
+
 #ifdef __cplusplus
 }
 #endif
