@@ -71,11 +71,31 @@ MANPAGES	:= $(sort $(wildcard man/man*/*.[0-9]))
 SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
-.PHONY: all lib tools tests benches examples check demo bench install \
+# The Python module, for Debian's python3 (not whatever python3 is first in
+# PATH): built when its headers (python3-dev) are there. It links the shared
+# library; PYTHONDIR is where Debian's python3 looks for modules under
+# PREFIX (/usr/lib/python3/dist-packages for the packages' /usr).
+PYTHON		?= /usr/bin/python3
+PY_VARS		:= $(shell $(PYTHON) -c 'import sysconfig as s; \
+		     print(s.get_config_var("EXT_SUFFIX") or "", \
+			   s.get_paths()["include"], \
+			   s.get_config_var("py_version_short"))' 2>/dev/null)
+PY_EXT		:= $(word 1,$(PY_VARS))
+PY_INCLUDE	:= $(word 2,$(PY_VARS))
+PY_VERSION	:= $(word 3,$(PY_VARS))
+ifeq ($(PREFIX),/usr)
+PYTHONDIR	?= $(PREFIX)/lib/python3/dist-packages
+else
+PYTHONDIR	?= $(PREFIX)/lib/python$(PY_VERSION)/dist-packages
+endif
+PYMOD		:= $(if $(wildcard $(PY_INCLUDE)/Python.h),$(B)/python/getvalues$(PY_EXT))
+
+.PHONY: all lib tools tests benches examples python check demo bench install \
 	uninstall clean help deps deps-build kcheck kbench fuzz fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
-all: lib tools tests benches examples
+all: lib tools tests benches examples python
+python: $(PYMOD)
 lib: deps-build $(SHLIB) $(STLIB)
 tools: $(TOOLS)
 tests: $(TESTS)
@@ -144,27 +164,37 @@ $(B)/bench/%: bench/%.c $(STLIB)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL) -lm
 
+$(B)/python/getvalues$(PY_EXT): python/getvalues.c $(SHLIB)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -MMD -MP \
+		-shared $(filter-out -static,$(FLAVOUR_LDFLAGS)) $(LDFLAGS) \
+		-o $@ $< -L$(B) -lgetvalues
+
 $(B)/examples/%: examples/%.c $(STLIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL)
 
+# The Python module's pytest suite, as one more TAP program.
+PY_TESTS	:= python/run-tests
+
 # The tests find the build through GV_BUILD (the shared library, the tools).
 # A short run of the fuzz target first, summed up in one line, so that
 # prove's summary ends the output. FUZZ=0 leaves it out (and clang with it):
 # tests/getvalues_fuzz still replays the corpus.
 check: all
-	$(DEPS) check $(if $(filter 0,$(FUZZ)),,fuzz)
+	$(DEPS) check python $(if $(filter 0,$(FUZZ)),,fuzz)
 ifneq ($(FUZZ),0)
 	@$(MAKE) --no-print-directory $(FZ)/fuzz_getvalues
 	@scripts/fuzz-check.sh $(FZ) $(FUZZ_CHECK_ARGS)
 endif
-	$(call msg,PROVE,"$(words $(TESTS)) test programs")
-	$(Q)GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) \
+	$(call msg,PROVE,"$(words $(TESTS) $(PY_TESTS)) test programs")
+	$(Q)GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) CC=$(CC) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(PROVE) --exec '' $(TESTS)
+		$(PROVE) --exec '' $(TESTS) $(PY_TESTS)
 
 # The libFuzzer target (clang): the library built again with coverage and
 # ASan+UBSan into build-fuzz/. `make fuzz` replays the seed corpus and the
@@ -223,7 +253,7 @@ getvalues.pc: getvalues.pc.in Makefile FORCE
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    $< > $@
 
-install: lib tools getvalues.pc
+install: lib tools python getvalues.pc
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
 	install -m 644 include/getvalues.h $(DESTDIR)$(INCLUDEDIR)/
@@ -233,6 +263,8 @@ install: lib tools getvalues.pc
 	ln -sf libgetvalues.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgetvalues.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 getvalues.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(if $(PYMOD),install -d $(DESTDIR)$(PYTHONDIR))
+	$(if $(PYMOD),install -m 644 $(PYMOD) $(DESTDIR)$(PYTHONDIR)/)
 	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/)
 	for page in $(MANPAGES); do \
 		sec=$${page%/*}; sec=$${sec##*/}; \
@@ -245,7 +277,8 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/getvalues.h \
 	      $(DESTDIR)$(LIBDIR)/libgetvalues.so* \
 	      $(DESTDIR)$(LIBDIR)/libgetvalues.a \
-	      $(DESTDIR)$(PKGCONFIGDIR)/getvalues.pc
+	      $(DESTDIR)$(PKGCONFIGDIR)/getvalues.pc \
+	      $(DESTDIR)$(PYTHONDIR)/getvalues$(PY_EXT)
 	for t in $(notdir $(TOOLS)); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	for page in $(MANPAGES); do \
 		sec=$${page%/*}; sec=$${sec##*/}; \
@@ -262,6 +295,8 @@ help:
 	@echo '  make deps             as root, once: every Debian package that the'
 	@echo '                        targets below need, saying which and why'
 	@echo '                        (make kcheck installs its own)'
+	@echo '  make python           the Python module alone (built by make when'
+	@echo '                        python3-dev is there), in build/python/'
 	@echo '  make demo             show the library and tools at work on this machine'
 	@echo '  make check            run the test suite (TAP, run by prove) after a'
 	@echo '                        short fuzz round; runs as any user'
@@ -283,7 +318,9 @@ help:
 	@echo '  FUZZ_TIME=60          seconds of make fuzz'
 	@echo '  NO_DEPS=1             never check for or install Debian packages'
 	@echo '  PREFIX=$(PREFIX)  LIBDIR=$(LIBDIR)  DESTDIR=$(DESTDIR)'
+	@echo '  PYTHONDIR=$(PYTHONDIR)'
 	@echo '                        where make install puts things'
+	@echo '  PYTHON=$(PYTHON)  the python3 the module is built for'
 	@echo '  GETVALUES_BACKEND=sync|uring|native|auto  (environment) force a mechanism'
 
 clean:

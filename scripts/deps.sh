@@ -17,6 +17,7 @@ case "$1" in
 build)	pkgs="gcc make libc6-dev pkg-config liburing-dev" ;;
 check)	pkgs="perl python3 util-linux lsof strace" ;;
 fuzz)	pkgs="clang libclang-rt-14-dev" ;;
+python)	pkgs="python3-dev python3-pytest python3-psutil" ;;
 bench)	pkgs="util-linux lsof strace" ;;
 kernel)	pkgs="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison \
 libelf-dev libssl-dev cpio e2fsprogs xz-utils gcc gcc-multilib make perl python3 \
@@ -31,6 +32,7 @@ set_why() {
 	build)	why="to build the library and tools (liburing-dev: the io_uring backend)" ;;
 	check)	why="for make check (prove runs the tests; lsof, strace and util-linux are what the tools are checked against; python3 parses their JSON)" ;;
 	fuzz)	why="for make check's short fuzz run of getvalues() (clang's libFuzzer)" ;;
+	python)	why="for the Python module: its headers, its tests (pytest) and its benchmark against psutil" ;;
 	bench)	why="for make demo and make bench (the tools measured against lsof and lsfd)" ;;
 	kernel)	why="for make kcheck (a Linux kernel build booted in QEMU)" ;;
 	*)	why="" ;;
@@ -40,7 +42,7 @@ set_why() {
 [ $# -gt 0 ] || set -- build
 sets=""
 for s in "$@"; do
-	[ "$s" = all ] && s="build check fuzz bench"
+	[ "$s" = all ] && s="build check fuzz python bench"
 	sets="$sets $s"
 done
 
