@@ -13,6 +13,7 @@ LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 BINDIR		?= $(PREFIX)/bin
 MANDIR		?= $(PREFIX)/share/man
+COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
 PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
 DESTDIR		?=
 
@@ -177,8 +178,10 @@ $(B)/examples/%: examples/%.c $(STLIB)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL)
 
-# The Python module's pytest suite, as one more TAP program.
-PY_TESTS	:= python/run-tests
+# The Python module's pytest suite and the shell completion's test, as
+# more TAP programs.
+PY_TESTS	:= python/run-tests tests/completion.sh
+COMPLETIONS	:= $(sort $(wildcard completion/*))
 
 # The tests find the build through GV_BUILD (the shared library, the tools).
 # A short run of the fuzz target first, summed up in one line, so that
@@ -263,6 +266,8 @@ install: lib tools python getvalues.pc
 	ln -sf libgetvalues.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgetvalues.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 getvalues.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -d $(DESTDIR)$(COMPLETIONDIR)
+	$(if $(COMPLETIONS),install -m 644 $(COMPLETIONS) $(DESTDIR)$(COMPLETIONDIR)/)
 	$(if $(PYMOD),install -d $(DESTDIR)$(PYTHONDIR))
 	$(if $(PYMOD),install -m 644 $(PYMOD) $(DESTDIR)$(PYTHONDIR)/)
 	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/)
@@ -279,7 +284,9 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libgetvalues.a \
 	      $(DESTDIR)$(PKGCONFIGDIR)/getvalues.pc \
 	      $(DESTDIR)$(PYTHONDIR)/getvalues$(PY_EXT)
-	for t in $(notdir $(TOOLS)); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	for t in $(notdir $(TOOLS) $(COMPLETIONS)); do \
+		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(COMPLETIONDIR)/$$t; \
+	done
 	for page in $(MANPAGES); do \
 		sec=$${page%/*}; sec=$${sec##*/}; \
 		rm -f $(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \

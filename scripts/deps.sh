@@ -15,7 +15,7 @@ set -eu
 set_pkgs() {
 case "$1" in
 build)	pkgs="gcc make libc6-dev pkg-config liburing-dev" ;;
-check)	pkgs="perl python3 util-linux lsof strace" ;;
+check)	pkgs="perl python3 util-linux lsof strace bash-completion" ;;
 fuzz)	pkgs="clang libclang-rt-14-dev" ;;
 python)	pkgs="python3-dev python3-pytest python3-psutil" ;;
 bench)	pkgs="util-linux lsof strace" ;;
@@ -30,7 +30,7 @@ esac
 set_why() {
 	case "$1" in
 	build)	why="to build the library and tools (liburing-dev: the io_uring backend)" ;;
-	check)	why="for make check (prove runs the tests; lsof, strace and util-linux are what the tools are checked against; python3 parses their JSON)" ;;
+	check)	why="for make check (prove runs the tests; lsof, strace and util-linux are what the tools are checked against; python3 parses their JSON; bash-completion runs the completion's test)" ;;
 	fuzz)	why="for make check's short fuzz run of getvalues() (clang's libFuzzer)" ;;
 	python)	why="for the Python module: its headers, its tests (pytest) and its benchmark against psutil" ;;
 	bench)	why="for make demo and make bench (the tools measured against lsof and lsfd)" ;;
