@@ -50,7 +50,7 @@ WARN		+= -Werror
 endif
 
 GV_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(FLAVOUR_CFLAGS) \
-		   $(CFLAGS)
+		   $(CPPFLAGS) $(CFLAGS)
 LIB_CFLAGS	:= $(GV_CFLAGS) -fPIC -fvisibility=hidden -Isrc
 LIB_LIBS	:= -luring -lpthread
 LDLIBS_ALL	:= $(LIB_LIBS)
@@ -274,7 +274,12 @@ install: lib tools python getvalues.pc
 	for page in $(MANPAGES); do \
 		sec=$${page%/*}; sec=$${sec##*/}; \
 		install -d $(DESTDIR)$(MANDIR)/$$sec; \
-		install -m 644 $$page $(DESTDIR)$(MANDIR)/$$sec/; \
+		if [ -L $$page ]; then \
+			ln -sf $$(readlink $$page) \
+				$(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \
+		else \
+			install -m 644 $$page $(DESTDIR)$(MANDIR)/$$sec/; \
+		fi; \
 	done
 	@scripts/ldconfig.sh "$(LIBDIR)" "$(DESTDIR)"
 
