@@ -92,8 +92,8 @@ ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
 	return ret;
 }
 
-GV_EXPORT ssize_t readfile(int dfd, const char *path, void *buf,
-			   size_t bufsize, int flags)
+GV_EXPORT ssize_t getvalues_readfile(int dfd, const char *path, void *buf,
+				     size_t bufsize, int flags)
 {
 	enum gv_backend_id id = gv_backend_forced();
 	const struct gv_backend *be;
@@ -133,3 +133,12 @@ GV_EXPORT ssize_t readfile(int dfd, const char *path, void *buf,
 	}
 	return ret;
 }
+
+/*
+ * The seed's name, weak: a program with a readfile() of its own (and
+ * GETVALUES_NO_READFILE, see getvalues.h) links against libgetvalues.a
+ * without a clash, and its own function wins. Nothing in the library calls
+ * this name, so whichever readfile() a program has, the library is safe.
+ */
+GV_EXPORT extern __typeof__(getvalues_readfile) readfile
+	__attribute__((weak, alias("getvalues_readfile")));
