@@ -184,14 +184,20 @@ PY_TESTS	:= python/run-tests tests/completion.sh
 COMPLETIONS	:= $(sort $(wildcard completion/*))
 
 # The tests find the build through GV_BUILD (the shared library, the tools).
-# A short run of the fuzz target first, summed up in one line, so that
-# prove's summary ends the output. FUZZ=0 leaves it out (and clang with it):
-# tests/getvalues_fuzz still replays the corpus.
+# A short run of the fuzz target first, through plain system calls and
+# through io_uring (the backend GETVALUES_BACKEND names, if set), each
+# summed up in one line, so that prove's summary ends the output. FUZZ=0
+# leaves it out (and clang with it): tests/getvalues_fuzz still replays the
+# corpus.
+FUZZ_BACKENDS	?= $(or $(GETVALUES_BACKEND),sync uring)
 check: all
 	$(DEPS) check python $(if $(filter 0,$(FUZZ)),,fuzz)
 ifneq ($(FUZZ),0)
 	@$(MAKE) --no-print-directory $(FZ)/fuzz_getvalues
-	@scripts/fuzz-check.sh $(FZ) $(FUZZ_CHECK_ARGS)
+	@for be in $(FUZZ_BACKENDS); do \
+		GV_BUILD=$(CURDIR)/$(B) GETVALUES_BACKEND=$$be \
+			scripts/fuzz-check.sh $(FZ) $(FUZZ_CHECK_ARGS) || exit 1; \
+	done
 endif
 	$(call msg,PROVE,"$(words $(TESTS) $(PY_TESTS)) test programs")
 	$(Q)GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) CC=$(CC) \

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +44,41 @@ static size_t gv_alloc_next(size_t size, size_t used, size_t got, size_t num,
 
 /*
  * Copy the caller's vector in (EFAULT rather than a crash for a bad
- * pointer, as getvalues() itself does), and the results out: value_out and
- * error of the entries handled; everything else as the caller had it.
+ * pointer, as getvalues() itself does), or *@bufp out.
  */
 static int gv_alloc_copy(void *dst, uintptr_t src, size_t len, bool out)
 {
 	int err;
 
-	gv_self_begin();
 	err = out ? gv_copy_to_user(src, dst, len) :
 		    gv_copy_from_user(dst, src, len);
-	gv_self_end();
+	gv_uaccess_end();
+	return err;
+}
+
+/*
+ * The results out: value_out and error of the first @n entries, and
+ * nothing else of them (SPEC v2, as getvalues() writes back).
+ */
+static int gv_alloc_results(struct name_val *uvec, const struct name_val *vec,
+			    size_t n)
+{
+	const size_t off = offsetof(struct name_val, value_out);
+	const size_t len = offsetof(struct name_val, error) + sizeof(uint32_t) -
+			   off;
+	struct iovec *l = malloc(2 * n * sizeof(*l)), *r = l + n;
+	int err = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		l[i] = (struct iovec){ (char *)&vec[i] + off, len };
+		r[i] = (struct iovec){ (char *)&uvec[i] + off, len };
+	}
+	if (gv_copy_to_user_iov(l, r, n) != n)
+		err = -EFAULT;
+	gv_uaccess_end();
+	free(l);
 	return err;
 }
 
@@ -109,11 +134,8 @@ GV_EXPORT int getvalues_alloc(int dfd, const char *path, struct name_val *uvec,
 		size = gv_alloc_next(size, used, got, num, limit);
 	}
 	/* the entries handled, and the one that overflowed at the limit */
-	for (size_t i = 0; i < num && i <= (size_t)got; i++) {
-		orig[i].value_out = vec[i].value_out;
-		orig[i].error = vec[i].error;
-	}
-	err = gv_alloc_copy(orig, (uintptr_t)uvec, num * sizeof(*orig), true);
+	err = gv_alloc_results(uvec, vec,
+			       (size_t)got < num ? (size_t)got + 1 : num);
 out:
 	free(orig);
 	free(vec);

@@ -733,6 +733,11 @@ static const char *explain(const struct gv_cmd *cmd, const struct entry *e,
 			return "needs a genuine procfs at /proc (or the "
 			       "capability CAP_DAC_READ_SEARCH)";
 		break;
+	case ENOSYS:
+		if (subpath_group)
+			return "SUBPATH lookups need openat2(2), Linux 5.6 or "
+			       "later";
+		break;
 	}
 	return strerror(e->err);
 }
