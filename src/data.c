@@ -18,11 +18,11 @@
 #include "internal.h"
 
 /* Read @fd to end of file as the value, and close it; a directory: no data. */
-static int gv_data_read(int fd, struct gv_out *out)
+static int gv_data_read(struct gv_ctx *ctx, int fd, struct gv_out *out)
 {
 	int err = gv_put_read(out, fd);
 
-	gv_fd_close(fd);
+	gv_fd_defer(&ctx->closing, fd);
 	return err == -EISDIR ? -ENODATA : err;
 }
 
@@ -52,17 +52,17 @@ static int gv_data_readlink(int dfd, const char *name, struct gv_out *out)
 }
 
 /* A file opened by open.c (GV_DATA_FILE or GV_DATA_LINK) as the value. */
-static int gv_data_value(int kind, const struct gv_data_file *f,
-			 struct gv_out *out)
+static int gv_data_value(struct gv_ctx *ctx, int kind,
+			 const struct gv_data_file *f, struct gv_out *out)
 {
 	int err;
 
 	switch (kind) {
 	case GV_DATA_FILE:
-		return gv_data_read(f->fd, out);
+		return gv_data_read(ctx, f->fd, out);
 	case GV_DATA_LINK:
 		err = gv_data_readlink(f->fd, "", out);
-		gv_fd_close(f->fd);
+		gv_fd_defer(&ctx->closing, f->fd);
 		return err;
 	}
 	return kind;
@@ -90,7 +90,7 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 	}
 	fd = gv_open_beneath(ctx, ctx->origin, sub, gv_data_open_flags());
 	if (fd >= 0)
-		return gv_data_read(fd, out);
+		return gv_data_read(ctx, fd, out);
 	if (fd != -ELOOP)
 		return fd;
 	/* a symlink, or a loop before the last component */
@@ -118,7 +118,7 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		kind = gv_data_open_pinned(ctx, ctx->origin, NULL, &f);
 		if (kind == GV_DATA_LINK)
 			return gv_data_readlink(ctx->origin, "", out);
-		return gv_data_value(kind, &f, out);
+		return gv_data_value(ctx, kind, &f, out);
 	}
 	if (ctx->batch_state != GV_BATCH_OFF) {
 		err = gv_batch_data(ctx, req, out);
@@ -131,11 +131,11 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 	if (kind == GV_DATA_FILE && ctx->batch_state == GV_BATCH_PROBE) {
 		err = gv_batch_probe(ctx, req, f.fd, out);
 		if (err != -EGV_SYNC) {
-			gv_fd_close(f.fd);
+			gv_fd_defer(&ctx->closing, f.fd);
 			return err;
 		}
 	}
-	return gv_data_value(kind, &f, out);
+	return gv_data_value(ctx, kind, &f, out);
 }
 
 static int gv_data_list(struct gv_ctx *ctx, const struct gv_req *req,

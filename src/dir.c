@@ -63,7 +63,7 @@ int gv_dir_list(struct gv_ctx *ctx, const struct gv_req *req,
 	if (fd < 0)
 		return fd;
 	err = gv_dir_names(fd, out);
-	gv_fd_close(fd);
+	gv_fd_defer(&ctx->closing, fd);
 	return err;
 }
 

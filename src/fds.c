@@ -308,3 +308,51 @@ __attribute__((constructor)) static void gv_fds_init(void)
 {
 	pthread_atfork(gv_fork_prepare, gv_fork_parent, gv_fork_child);
 }
+
+/*
+ * Closing in batches. A getvalues() call closes a descriptor or two for
+ * every data: file; the numbers it opens one after the other are mostly
+ * adjacent, and close_range(2) closes a run of them in one system call
+ * (one instead of 64 for 64 procfs files). A number goes into a run only
+ * if it is in the batch: never one of the caller's.
+ */
+static int gv_have_close_range = 1;
+
+static int gv_int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+void gv_fd_flush(struct gv_closer *c)
+{
+	unsigned int i = 0, j;
+
+	if (c->n > 1)
+		qsort(c->fd, c->n, sizeof(c->fd[0]), gv_int_cmp);
+	while (i < c->n) {
+		for (j = i + 1; j < c->n && c->fd[j] == c->fd[j - 1] + 1; j++)
+			;
+		for (unsigned int k = i; k < j; k++)
+			gv_fd_disown(c->fd[k]);
+		if (j - i == 1 ||
+		    !__atomic_load_n(&gv_have_close_range, __ATOMIC_RELAXED) ||
+		    syscall(SYS_close_range, c->fd[i], c->fd[j - 1], 0)) {
+			if (j - i > 1 && errno == ENOSYS)
+				__atomic_store_n(&gv_have_close_range, 0,
+						 __ATOMIC_RELAXED);
+			for (unsigned int k = i; k < j; k++)
+				syscall(SYS_close, c->fd[k]);
+		}
+		i = j;
+	}
+	c->n = 0;
+}
+
+void gv_fd_defer(struct gv_closer *c, int fd)
+{
+	if (fd < 0)
+		return;
+	if (c->n == GV_ARRAY_SIZE(c->fd))
+		gv_fd_flush(c);
+	c->fd[c->n++] = fd;
+}

@@ -28,6 +28,13 @@ int gv_fd_own(int fd);			/* returns @fd */
 void gv_fd_disown(int fd);
 void gv_fd_close(int fd);		/* disown, close; -1 is ignored */
 void gv_fd_close_cleanup(void *arg);	/* pthread_cleanup_push(): int * */
+/* Descriptors a call closes later, many in one close_range(2). */
+struct gv_closer {
+	unsigned int n;
+	int fd[64];
+};
+void gv_fd_defer(struct gv_closer *c, int fd);	/* -1 is ignored */
+void gv_fd_flush(struct gv_closer *c);
 pid_t gv_tid(void);			/* the calling thread, cached */
 
 /* readfile.c */
@@ -49,8 +56,25 @@ size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
 			   size_t n);
 /* Read a NUL-terminated string of at most @max bytes (NUL excluded). */
 int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max);
+/*
+ * The regions the names of this thread's last call lay in, read again with
+ * the next call's vector, as a guess (see uaccess.c).
+ */
+#define GV_PREREAD_MAX 4
+struct gv_preread {
+	unsigned int n;
+	uintptr_t base[GV_PREREAD_MAX];
+	size_t len[GV_PREREAD_MAX], got[GV_PREREAD_MAX];
+	char data[16384];	/* GV_PREREAD_BYTES */
+};
+int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
+			  struct gv_preread *pre);
+bool gv_preread_take(const struct gv_preread *pre, const struct iovec *r,
+		     void *dst);
+void gv_preread_remember(const struct iovec *r, size_t nreg);
 int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
-			 const char **out, int *lens, char **store);
+			 const char **out, int *lens, char **store,
+			 const struct gv_preread *pre);
 
 /* backend.c: one ops table per mechanism, chosen per call */
 enum gv_backend_id {
@@ -242,6 +266,7 @@ int gv_out_direct_done(struct gv_out *out, size_t len);
 /* One getvalues() call. */
 struct gv_ctx {
 	int origin;		/* O_PATH descriptor of $ORIGIN */
+	bool origin_borrowed;	/* it is the caller's dfd: not ours to close */
 	unsigned int flags;
 	int dfd;		/* the caller's, and path in its memory */
 	uintptr_t path;
@@ -270,6 +295,9 @@ struct gv_ctx {
 	int proc_fd;		/* proc.c: the thread's /proc fd directory */
 	int link_dir;		/* data.c: a directory whose names were links */
 
+	/* descriptors to close, many at once (fds.c) */
+	struct gv_closer closing;
+
 	/* stat.c: the statx of the previous object */
 	struct gv_stat_cache *stat;
 
@@ -284,7 +312,8 @@ struct gv_names {
 	struct gv_strblock *expanded;	/* shorthand expansions */
 };
 int gv_parse_names(const struct name_val *vec, size_t num,
-		   struct gv_req *reqs, struct gv_names *names);
+		   struct gv_req *reqs, struct gv_names *names,
+		   const struct gv_preread *pre);
 void gv_names_free(struct gv_names *names);
 int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
 		 struct gv_out *out);

@@ -126,18 +126,25 @@ static int gv_beneath_exdev(struct gv_ctx *ctx, int dfd, const char *path,
 	return -EXDEV;
 }
 
-/* openat2() confined beneath $ORIGIN's directory @dfd (SPEC 2.4). */
+/*
+ * openat2() confined beneath $ORIGIN's directory @dfd (SPEC 2.4). EMFILE
+ * while descriptors of this call wait to be closed: close them, try again.
+ */
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path, int oflags)
 {
 	int fd = gv_openat2(dfd, path, oflags, GV_RESOLVE);
 
+	if (fd == -EMFILE && ctx->closing.n) {
+		gv_fd_flush(&ctx->closing);
+		fd = gv_openat2(dfd, path, oflags, GV_RESOLVE);
+	}
 	return fd == -EXDEV ? gv_beneath_exdev(ctx, dfd, path, oflags) : fd;
 }
 
 static void gv_dir_release(struct gv_ctx *ctx)
 {
 	if (ctx->dir_path) {
-		gv_fd_close(ctx->dir_fd);
+		gv_fd_defer(&ctx->closing, ctx->dir_fd);
 		free(ctx->dir_path);
 		ctx->dir_path = NULL;
 		ctx->dir_fd = -1;

@@ -127,6 +127,6 @@ int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f)
 	if (kind == GV_DATA_LINK)
 		f->fd = pin;
 	else
-		gv_fd_close(pin);
+		gv_fd_defer(&ctx->closing, pin);
 	return kind;
 }

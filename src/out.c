@@ -18,12 +18,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "walk.h"
 
 #define GV_PAGE		4096u
 #define GV_READ_CHUNK	65536u		/* staged part of a file */
 #define GV_DIRECT_CHUNK	(1u << 20)	/* one read into the caller's buffer */
 
+/*
+ * The arena is scratch memory (scratch.c): a call's staged values go where
+ * the last call's went, instead of growing the heap and trimming it again
+ * (two brk() calls and the page faults in between, every call).
+ */
 int gv_arena_reserve(struct gv_walk *w, size_t extra)
 {
 	size_t need = w->arena_len + extra, cap = w->arena_cap;
@@ -37,11 +43,11 @@ int gv_arena_reserve(struct gv_walk *w, size_t extra)
 		cap = 4096;
 	while (cap < need)
 		cap = cap * 2 > cap ? cap * 2 : need;
-	p = realloc(w->arena, cap);
+	p = gv_scratch_get(GV_SCRATCH_ARENA, w->arena, cap);
 	if (!p)
 		return -ENOMEM;
 	w->arena = p;
-	w->arena_cap = cap;
+	w->arena_cap = gv_scratch_cap(p);
 	return 0;
 }
 

@@ -90,6 +90,12 @@ static int gv_proc_fd_dir(struct gv_ctx *ctx)
 	if (ctx->proc_fd == -1) {
 		int fd = gv_proc_open("thread-self/fd", O_PATH | O_DIRECTORY);
 
+		if (fd == -EMFILE && ctx->closing.n) {
+			gv_fd_flush(&ctx->closing);
+			fd = gv_proc_open("thread-self/fd",
+					  O_PATH | O_DIRECTORY);
+		}
+
 		ctx->proc_fd = fd == -EOPNOTSUPP || fd == -ENOENT ?
 			       GV_PROC_NONE : fd;
 	}
@@ -185,6 +191,10 @@ int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
 	} else {
 		snprintf(name, sizeof(name), "%d", pin);
 		fd = openat(dir, name, oflags | O_CLOEXEC);
+		if (fd < 0 && errno == EMFILE && ctx->closing.n) {
+			gv_fd_flush(&ctx->closing);
+			fd = openat(dir, name, oflags | O_CLOEXEC);
+		}
 		fd = fd < 0 ? -errno : gv_fd_own(fd);
 	}
 	if (fd < 0)
@@ -227,6 +237,6 @@ int gv_proc_fd_dirfd(struct gv_ctx *ctx)
 void gv_proc_release(struct gv_ctx *ctx)
 {
 	if (ctx->proc_fd >= 0)
-		gv_fd_close(ctx->proc_fd);
+		gv_fd_defer(&ctx->closing, ctx->proc_fd);
 	ctx->proc_fd = -1;
 }

@@ -48,7 +48,7 @@ static int gv_statx_confined(struct gv_ctx *ctx, const char *sub,
 	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, GV_STATX_MASK,
 		  stx))
 		err = -errno;
-	gv_fd_close(fd);
+	gv_fd_defer(&ctx->closing, fd);
 	return err;
 }
 

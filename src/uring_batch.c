@@ -98,6 +98,7 @@ struct gv_batch {
 	struct gv_job **of;	/* entry from + k -> its job, or NULL */
 	struct gv_job *jobs;
 	size_t njobs;
+	struct gv_closer *closing;	/* the call's: files done with */
 	int direct_err;		/* 0, or why no direct open may be made */
 	bool direct_checked;
 	bool lost;		/* requests in flight when the ring broke */
@@ -500,7 +501,7 @@ static size_t gv_batch_reap(struct gv_ring *r, struct gv_batch *b,
 		if (j->direct)
 			slots[(*nslots)++] = j->slot;
 		else if (j->res_eof != 1 || j->placed) {
-			gv_fd_close(j->fd);
+			gv_fd_defer(b->closing, j->fd);
 			j->fd = -1;
 		}	/* else batch_get reads on from it */
 	}
@@ -650,6 +651,7 @@ int gv_uring_batch_fetch(struct gv_ctx *ctx, size_t from,
 		return -ENOMEM;
 	b->from = from;
 	b->num = num;
+	b->closing = &ctx->closing;
 	b->of = calloc(num - from, sizeof(*b->of));
 	b->jobs = calloc(num - from, sizeof(*b->jobs));
 	if (!b->of || !b->jobs) {

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
 #include "walk.h"
 
 #define GV_BATCH_WRITES	1024		/* pending writes before a flush */
@@ -306,7 +307,7 @@ void gv_walk_init(struct gv_walk *w, struct gv_ctx *ctx, struct name_val *vec,
 
 void gv_walk_release(struct gv_walk *w)
 {
-	free(w->arena);
+	gv_scratch_put(GV_SCRATCH_ARENA, w->arena);
 	free(w->pend);
 	free(w->liov);
 	free(w->riov);
