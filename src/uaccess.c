@@ -336,19 +336,27 @@ int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
 	return 0;
 }
 
-/* Copy region @r from @pre into @dst if @pre read all of it. */
-bool gv_preread_take(const struct gv_preread *pre, const struct iovec *r,
+/*
+ * Copy region @r from @pre into @dst if @pre asked for all of it: what it
+ * read is what a read of @r would have read, up to the same bad page
+ * (then @r is cut short there, as such a read leaves it).
+ */
+bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
 		     void *dst)
 {
 	uintptr_t a = (uintptr_t)r->iov_base;
-	size_t off = 0;
+	size_t off = 0, at, n;
 
 	for (unsigned int k = 0; pre && k < pre->n; off += pre->len[k++]) {
-		if (a < pre->base[k] || a - pre->base[k] > pre->got[k] ||
-		    r->iov_len > pre->got[k] - (a - pre->base[k]))
+		if (a < pre->base[k] || a - pre->base[k] > pre->len[k] ||
+		    r->iov_len > pre->len[k] - (a - pre->base[k]))
 			continue;
-		memcpy(dst, pre->data + off + (a - pre->base[k]),
-		       r->iov_len);
+		at = a - pre->base[k];
+		n = pre->got[k] > at ? pre->got[k] - at : 0;
+		if (n > r->iov_len)
+			n = r->iov_len;
+		memcpy(dst, pre->data + off + at, n);
+		r->iov_len = n;
 		return true;
 	}
 	return false;
