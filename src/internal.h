@@ -141,7 +141,7 @@ enum gv_backend_id gv_backend_readfile(enum gv_backend_id id);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
 int gv_native_probe_nr(long nr, bool force);
 /* How auto sees the file system of $ORIGIN (batch.c). */
-enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER };
+enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC };
 /* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */
 void gv_backend_force_fs_class(int cls);
 
