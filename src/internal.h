@@ -48,6 +48,7 @@ ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
  */
 void gv_uaccess_end(void);	/* at the end of a call */
 int gv_copy_from_user(void *dst, uintptr_t src, size_t len);
+ssize_t gv_read_into_user(int fd, uintptr_t dst, size_t len, size_t chunk);
 int gv_copy_to_user(uintptr_t dst, const void *src, size_t len);
 
 /* Pairs of iovecs written in few system calls: how many landed, in order. */

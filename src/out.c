@@ -21,7 +21,6 @@
 #include "scratch.h"
 #include "walk.h"
 
-#define GV_PAGE		4096u
 #define GV_READ_CHUNK	65536u		/* staged part of a file */
 #define GV_DIRECT_CHUNK	(1u << 20)	/* one read into the caller's buffer */
 
@@ -144,24 +143,12 @@ static ssize_t gv_read_some(int fd, void *buf, size_t len)
 	return errno == EAGAIN ? 0 : -errno;
 }
 
-/*
- * A read straight into the caller's buffer. The kernel refuses a whole
- * read whose range leaves the address space (access_ok()), even when the
- * bytes read would land in mapped memory: a buffer declared longer than
- * its mapping is fine as long as the value fits what is mapped (SPEC v2),
- * so a refused read is tried again up to the end of its first page.
- */
+/* A read straight into the caller's buffer (uaccess.c), like the above. */
 static ssize_t gv_read_user(int fd, uintptr_t dst, size_t len)
 {
-	size_t page = GV_PAGE - (dst & (GV_PAGE - 1));
-	ssize_t n;
+	ssize_t n = gv_read_into_user(fd, dst, len, GV_DIRECT_CHUNK);
 
-	if (len > GV_DIRECT_CHUNK)
-		len = GV_DIRECT_CHUNK;
-	n = gv_read_some(fd, (void *)dst, len);
-	if (n == -EFAULT && len > page)
-		n = gv_read_some(fd, (void *)dst, page);
-	return n;
+	return n == -EAGAIN ? 0 : n;
 }
 
 /*

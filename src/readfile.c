@@ -21,29 +21,7 @@
 
 #define GV_READFILE_FLAGS (O_NOFOLLOW | O_NOATIME)
 
-#define GV_PAGE		4096u
 #define GV_READ_MAX	(1u << 30)	/* one read(2) */
-
-/*
- * One read(2) into @buf. The kernel refuses a whole read whose range leaves
- * the address space (access_ok()), even when the bytes read would land in
- * mapped memory, and a buffer declared longer than its mapping is fine as
- * long as the file fits what is mapped (SPEC v2): reads are of at most
- * GV_READ_MAX bytes, and a refused one is tried again up to the end of
- * the buffer's page.
- */
-static ssize_t gv_read_some(int fd, uintptr_t buf, size_t len)
-{
-	size_t page = GV_PAGE - (buf & (GV_PAGE - 1));
-	ssize_t n;
-
-	if (len > GV_READ_MAX)
-		len = GV_READ_MAX;
-	n = read(fd, (void *)buf, len);
-	if (n < 0 && errno == EFAULT && len > page)
-		n = read(fd, (void *)buf, page);
-	return n;
-}
 
 /*
  * Read from the current offset until end of file or until @size bytes are
@@ -59,7 +37,8 @@ static ssize_t gv_read_fd(int fd, void *buf, size_t size)
 	if (size > SSIZE_MAX)
 		size = SSIZE_MAX;
 	for (;;) {
-		n = gv_read_some(fd, (uintptr_t)buf + got, size - got);
+		n = gv_read_into_user(fd, (uintptr_t)buf + got, size - got,
+				      GV_READ_MAX);
 		if (n > 0) {
 			got += n;
 			if (got < size)
@@ -68,7 +47,7 @@ static ssize_t gv_read_fd(int fd, void *buf, size_t size)
 		}
 		if (n == 0)
 			return got;
-		return got ? (ssize_t)got : -errno;
+		return got ? (ssize_t)got : n;
 	}
 }
 

@@ -189,6 +189,41 @@ int gv_copy_to_user(uintptr_t dst, const void *src, size_t len)
 }
 
 /*
+ * One read(2) of @fd into the caller's memory at @dst. The kernel refuses a
+ * whole read whose range leaves the address space (access_ok()), even when
+ * the bytes read would land in mapped memory, and a buffer declared longer
+ * than its mapping is fine as long as what is read fits what is mapped
+ * (SPEC v2): a read asks for at most @chunk bytes, and a refused one is
+ * tried again up to the end of the first page. glibc's read(), a
+ * cancellation point where the caller lets it be one. Returns what read(2)
+ * returns, -errno for an error.
+ */
+ssize_t gv_read_into_user(int fd, uintptr_t dst, size_t len, size_t chunk)
+{
+	size_t page = GV_PAGE - (dst & (GV_PAGE - 1));
+	ssize_t n;
+
+	if (len > chunk)
+		len = chunk;
+	n = read(fd, (void *)dst, len);
+	if (n < 0 && errno == EFAULT && len > page)
+		n = read(fd, (void *)dst, page);
+	return n < 0 ? -errno : n;
+}
+
+/* How many of the @k pieces of @l landed whole in the @got bytes copied. */
+static size_t gv_landed(const struct iovec *l, size_t k, ssize_t got)
+{
+	size_t landed = 0;
+
+	while (got > 0 && landed < k && (size_t)got >= l[landed].iov_len) {
+		got -= l[landed].iov_len;
+		landed++;
+	}
+	return landed;
+}
+
+/*
  * Many small writes through the pipe: writev(2) of our pieces into it,
  * readv(2) of them out into their places in the caller's memory, up to
  * 1024 and a pipe's worth at a time. process_vm_writev(2) pins the
@@ -207,7 +242,7 @@ static ssize_t gv_pipe_scatter(const struct iovec *l, const struct iovec *r,
 	if (gv_pipe_open())
 		return -1;
 	while (done < n) {
-		size_t k = 0, total = 0, landed = 0;
+		size_t k = 0, total = 0;
 		ssize_t in, got;
 
 		while (done + k < n && k < 1024 &&
@@ -232,12 +267,7 @@ static ssize_t gv_pipe_scatter(const struct iovec *l, const struct iovec *r,
 			continue;
 		}
 		gv_pipe_drain(total - (got > 0 ? got : 0));
-		while (got > 0 && landed < k &&
-		       (size_t)got >= l[done + landed].iov_len) {
-			got -= l[done + landed].iov_len;
-			landed++;
-		}
-		return done + landed;
+		return done + gv_landed(l + done, k, got);
 	}
 	return done;
 }
@@ -264,7 +294,7 @@ size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
 		done = piped > 0 ? piped : 0;
 	}
 	while (done < n) {
-		size_t k = 0, total = 0, landed = 0;
+		size_t k = 0, total = 0;
 		ssize_t got;
 
 		if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
@@ -291,12 +321,7 @@ size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
 			done += k;
 			continue;
 		}
-		while (got > 0 && landed < k &&
-		       (size_t)got >= l[done + landed].iov_len) {
-			got -= l[done + landed].iov_len;
-			landed++;
-		}
-		return done + landed;
+		return done + gv_landed(l + done, k, got);
 	}
 	return done;
 }
