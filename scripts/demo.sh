@@ -35,11 +35,11 @@ section "getvalues(): the mount a path is on, without parsing mountinfo" \
 section "getvalues(): the same as JSON" "getvalues --json / mnt:fstype stat:ino"
 "$GV" --json / mnt:fstype stat:ino
 
-section "gvlsof: lsof -n -P output from a handful of getvalues() calls" "gvlsof -p $$ | head"
-"$B/tools/gvlsof" -p $$ | head -8
+section "gvlsof: lsof -n -P output from a handful of getvalues() calls" "gvlsof -n -P -p $$ | head"
+"$B/tools/gvlsof" -n -P -p $$ | head -8
 
 section "gvlsof vs lsof vs lsfd: whole system, median wall time of 5 runs (ms)"
-printf '   %-16s %6s ms\n' "gvlsof" "$(median_ms "$B/tools/gvlsof")"
+printf '   %-16s %6s ms\n' "gvlsof -n -P" "$(median_ms "$B/tools/gvlsof" -n -P)"
 command -v lsof >/dev/null && printf '   %-16s %6s ms\n' "lsof -n -P" "$(median_ms lsof -n -P)"
 command -v lsfd >/dev/null && printf '   %-16s %6s ms\n' "lsfd" "$(median_ms lsfd)"
 printf '   (%s processes; full comparison with syscall counts: make bench, bench/RESULTS.md)\n' \

@@ -1,156 +1,308 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c - gvlsof: list open files the way "lsof -n -P" does, with a
- * handful of getvalues() calls for the whole system.
+ * main.c - gvlsof: list open files as lsof 4.95 does, with its options and
+ * its output, through a handful of getvalues() calls for the whole system.
+ * This file runs the cycles (one, or -r's repeats) and decides the exit
+ * status as lsof decides it.
  */
-#include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <stdarg.h>
+#include <locale.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "gvlsof.h"
 
-const char *prog = "gvlsof";
+struct opts opt;
+uid_t my_uid;
 
-
-static void usage(FILE *f, int status)
+static int comppid(const void *a, const void *b)
 {
-	fprintf(f,
-		"usage: %s [-a] [-p [^]PID[,...]] [-u [^]USER[,...]] "
-		"[-c [^]PREFIX] [-J] [-D]\n"
-		"  List open files like \"lsof -n -P\", through getvalues().\n"
-		"  -p PIDS    only these processes\n"
-		"  -u USERS   only processes of these users (names or UIDs)\n"
-		"  -c PREFIX  only commands starting with PREFIX\n"
-		"  -a         AND the selections (default: OR)\n"
-		"  -J         JSON output\n"
-		"  -D         print the number of getvalues() calls on stderr\n"
-		"  -h, -V     help, version\n", prog);
-	exit(status);
+	const struct lproc *p1 = *(struct lproc *const *)a;
+	const struct lproc *p2 = *(struct lproc *const *)b;
+
+	if (p1->pid != p2->pid)
+		return p1->pid < p2->pid ? -1 : 1;
+	if (p1->tid != p2->tid)
+		return p1->tid < p2->tid ? -1 : 1;
+	return 0;
 }
 
-static void locale_init(void)
+static void defaults(const char *argv0)
 {
-	const char *l = getenv("LC_ALL");
+	const char *slash = strrchr(argv0, '/');
 
-	if (!l || !*l)
-		l = getenv("LC_CTYPE");
-	if (!l || !*l)
-		l = getenv("LANG");
-	utf8_locale = l && (strcasestr(l, "utf-8") || strcasestr(l, "utf8"));
-}
+	opt.pn = slash ? slash + 1 : argv0;
+	opt.fhost = opt.fport = opt.futol = opt.fsearch_err = true;
+	opt.all_proc = true;
+	opt.cmd_lim = CMDL;
+	opt.off_dec_dig = OFFDECDIG;
+	opt.ftcptpi = TCPTPI_STATE;
+	opt.terminator = '\n';
+	opt.fdl_ty = -1;
+	opt.tm_limit = TMLIMIT;
+	my_uid = getuid();
+	/* SELinux, as is_selinux_enabled() finds it */
+	{
+		struct finfo fi;
 
-static void cleanup(void)
-{
-	for (size_t i = 0; i < nprocs; i++) {
-		free(procs[i].maps);
-		free(procs[i].fds);
-		free(procs[i].head.v);
-		free(procs[i].mem.v);
-		free(procs[i].files.v);
+		opt.cntx_status = !stat_path("/sys/fs/selinux/enforce", &fi,
+					     true);
 	}
-	free(procs);
-	free(users);
-	map_free(&user_by_uid);
-	map_free(&sockets);
-	map_free(&locks);
-	mem_free();
-	free(sel_pid.items);
-	free(sel_pid.excl);
-	free(sel_pid.found);
-	free(sel_uid.items);
-	free(sel_uid.excl);
-	free(sel_uid.found);
-	free(sel_cmd.items);
-	free(sel_cmd.excl);
-	free(sel_cmd.found);
+}
+
+/* One cycle's rows listed; returns how many processes had some. */
+static size_t list_cycle(void)
+{
+	struct lproc **slp;
+	size_t n = 0;
+
+	gather_proc_info();
+	slp = xrealloc(NULL, (nprocs + 1) * sizeof(*slp));
+	for (size_t i = 0; i < nprocs; i++)
+		slp[i] = &procs[i];
+	if (nprocs > 1)
+		qsort(slp, nprocs, sizeof(*slp), comppid);
+	if (nprocs && opt.feptE)
+		endpoints_process(slp, nprocs);
+	if (opt.json)
+		json_open();
+	if (nprocs) {
+		for (print_init(); pr_pass < 2; pr_pass++) {
+			n = 0;
+			for (size_t i = 0; i < nprocs; i++)
+				if (slp[i]->pss && print_proc(slp[i]))
+					n++;
+		}
+	}
+	if (opt.json)
+		json_close();
+	else if (opt.jsonl && opt.rpt_tm)
+		putchar('\n');
+	free(slp);
+	return n;
+}
+
+/* The per-cycle state, so that the next cycle starts anew. */
+static void cycle_free(void)
+{
+	endpoints_free();
+	procs_free();
+	net_free();
+	gethostnm_reset();
 	strings_free();
 }
 
-/* An inclusion that selected nothing (lsof says nothing, exits 1). */
-bool sel_missing(const struct sel *s)
+static void not_located(const char *what, const char *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (!s->excl[i] && !s->found[i])
-			return true;
-	return false;
+	if (opt.fverbose) {
+		printf("%s: %s", opt.pn, what);
+		safestrprt(s, stdout, 1);
+	}
+}
+
+/* lsof's verdict: was everything asked for found? */
+static int exit_status(bool rc_ok)
+{
+	int fail = opt.fsearch_err ? 1 : 0;
+	int rv = 0;
+
+	/* as in lsof, a -c exclusion is never "found" */
+	for (size_t i = opt.ncmdl; i-- > 0;) {
+		if (opt.cmdl[i].found)
+			continue;
+		rv = fail;
+		not_located("command not located: ", opt.cmdl[i].str);
+	}
+	for (size_t i = 0; i < opt.ncmdrx; i++) {
+		if (opt.cmdrx[i].found)
+			continue;
+		rv = fail;
+		not_located("no command found for regex: ", opt.cmdrx[i].exp);
+	}
+	for (size_t i = opt.nsfile; i-- > 0;) {
+		if (opt.sfile[i].found)
+			continue;
+		rv = fail;
+		not_located(opt.sfile[i].type ? "no file use located: " :
+						"no file system use located: ",
+			    opt.sfile[i].aname);
+	}
+	for (size_t i = 0; i < opt.nnwad; i++) {
+		struct nwad *np = &opt.nwad[i];
+
+		/* the addresses one argument gave are found together */
+		for (size_t k = 0; k < opt.nnwad; k++) {
+			struct nwad *o = &opt.nwad[k];
+
+			if (k != i && np->arg && o->arg &&
+			    !strcmp(np->arg, o->arg) && o->found)
+				np->found = true;
+		}
+	}
+	for (size_t i = opt.nnwad; i-- > 0;) {
+		struct nwad *np = &opt.nwad[i];
+		bool dup = false;
+
+		for (size_t k = i; k-- > 0;)
+			if (np->arg && opt.nwad[k].arg &&
+			    !strcmp(np->arg, opt.nwad[k].arg))
+				dup = true;
+		if (np->found || !np->arg || dup)
+			continue;
+		rv = fail;
+		not_located("Internet address not located: ", np->arg);
+	}
+	if (opt.fnet == 1) {
+		rv = fail;
+		if (opt.fverbose)
+			printf("%s: no Internet files located\n", opt.pn);
+	}
+	for (int i = 0; i < ntcp_states; i++)
+		if (opt.tcp_st_i[i] == 1) {
+			rv = fail;
+			if (opt.fverbose)
+				printf("%s: TCP state not located: %s\n",
+				       opt.pn, tcp_states[i]);
+		}
+	if (opt.fnfs == 1) {
+		rv = fail;
+		if (opt.fverbose)
+			printf("%s: no NFS files located\n", opt.pn);
+	}
+	for (size_t i = 0; i < opt.npid; i++) {
+		if (opt.spid[i].found || opt.spid[i].x)
+			continue;
+		rv = fail;
+		if (opt.fverbose)
+			printf("%s: process ID not located: %d\n", opt.pn,
+			       opt.spid[i].id);
+	}
+	if (opt.ftask == 1) {
+		rv = fail;
+		if (opt.fverbose)
+			printf("%s: no tasks located\n", opt.pn);
+	}
+	for (size_t i = opt.ncntx; i-- > 0;) {
+		if (opt.cntx_found[i])
+			continue;
+		rv = fail;
+		not_located("context not located: ", opt.cntx_args[i]);
+	}
+	for (size_t i = 0; i < opt.npgid; i++) {
+		if (opt.spgid[i].found || opt.spgid[i].x)
+			continue;
+		rv = fail;
+		if (opt.fverbose)
+			printf("%s: process group ID not located: %d\n",
+			       opt.pn, opt.spgid[i].id);
+	}
+	for (size_t i = 0; i < opt.nuid; i++) {
+		if (opt.suid[i].excl || opt.suid[i].found)
+			continue;
+		rv = fail;
+		if (!opt.fverbose)
+			continue;
+		if (opt.suid[i].lnm) {
+			printf("%s: login name (UID %lu) not located: ", opt.pn,
+			       (unsigned long)opt.suid[i].uid);
+			safestrprt(opt.suid[i].lnm, stdout, 1);
+		} else {
+			printf("%s: user ID not located: %lu\n", opt.pn,
+			       (unsigned long)opt.suid[i].uid);
+		}
+	}
+	if (!rv && !rc_ok)
+		rv = 1;
+	if (!rv && opt.err_stat)
+		rv = 1;
+	return rv;
+}
+
+/*
+ * lsof ignores write errors; gvlsof does not: output that did not reach
+ * its reader is an error (documented in gvlsof(1)).
+ */
+static void check_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		int err = errno ? errno : EIO;
+
+		fprintf(stderr, "%s: write error on standard output: %s\n",
+			opt.pn, strerror(err));
+		exit(1);
+	}
 }
 
 int main(int argc, char **argv)
 {
-	bool json = false, debug = false, missing, listed = false;
-	int opt;
+	bool rc_ok = true;
+	int pr_count = 0;
 
-	while ((opt = getopt(argc, argv, "ap:u:c:JDhV")) != -1) {
-		switch (opt) {
-		case 'a': and_mode = true; break;
-		case 'p': sel_add_list(&sel_pid, optarg); break;
-		case 'u': sel_add_list(&sel_uid, optarg); break;
-		case 'c': sel_add_list(&sel_cmd, optarg); break;
-		case 'J': json = true; break;
-		case 'D': debug = true; break;
-		case 'h': usage(stdout, 0); break;
-		case 'V':
-			printf("gvlsof (libgetvalues %d.%d)\n",
-			       GETVALUES_VERSION_MAJOR,
-			       GETVALUES_VERSION_MINOR);
-			return 0;
-		default: usage(stderr, 2);
-		}
+	/*
+	 * The rounds' buffers are large and short-lived: served from the
+	 * heap and kept there, they are not mapped and faulted in anew by
+	 * every round.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	setlocale(LC_CTYPE, "");
+	defaults(argv[0]);
+	parse_options(argc, argv);
+	if (opt.mnt_sup == 1 && !opt.sel_inet) {
+		readmnt();
+		check_stdout();
+		return 0;
 	}
-	if (optind < argc)
-		usage(stderr, 2);
-	for (size_t i = 0; i < sel_pid.n; i++) {
-		uint64_t pid;
-
-		if (!parse_u64(sel_pid.items[i], 10, &pid) || pid > INT_MAX) {
-			fprintf(stderr, "%s: illegal process ID: %s\n", prog,
-				sel_pid.items[i]);
-			return 1;
-		}
-	}
-	users_load();
-	for (size_t i = 0; i < sel_uid.n; i++) {
-		uid_t uid;
-
-		if (!user_uid(sel_uid.items[i], &uid)) {
-			fprintf(stderr, "%s: can't get UID for %s\n", prog,
-				sel_uid.items[i]);
-			return 1;
-		}
-	}
-	locale_init();
 	pipefs_probe();
+	if (opt.rpt_cond)
+		rc_ok = false;
+	do {
+		size_t n = list_cycle();
 
-	list_processes();
-	for (size_t i = 0; i < nprocs; i += GROUP_PROCS)
-		gather_group(procs + i, nprocs - i < GROUP_PROCS ?
-					nprocs - i : GROUP_PROCS);
-	mem_rows();
+		if (opt.rpt_tm) {
+			if (opt.rpt_cond) {
+				if (!n) {
+					cycle_free();
+					break;
+				}
+				rc_ok = true;
+			}
+			if (opt.ffield && !opt.json && !opt.jsonl) {
+				char mark[1024] = "";
 
-	for (size_t i = 0; i < nprocs; i++)
-		listed |= !procs[i].gone;
-	if (json)
-		print_json();
-	else if (listed)
-		print_text();
-	fflush(stdout);
-	if (denied)
-		fprintf(stderr, "%s: %zu process%s not inspected (permission "
-			"denied)\n", prog, denied, denied == 1 ? "" : "es");
-	if (debug)
-		fprintf(stderr, "%s: %zu getvalues() calls\n", prog, calls);
-	missing = sel_missing(&sel_pid) || sel_missing(&sel_uid) ||
-		  sel_missing(&sel_cmd);
-	cleanup();
-	return missing || !listed;
+				if (opt.rpt_fmt)
+					marker_format(mark, sizeof(mark),
+						      opt.rpt_fmt);
+				printf("m%s", mark);
+				putchar(opt.terminator);
+				if (opt.terminator != '\n')
+					putchar('\n');
+			} else if (!opt.json && !opt.jsonl) {
+				char mark[1024] = "=======";
+
+				if (opt.rpt_fmt &&
+				    !marker_format(mark, sizeof(mark),
+						   opt.rpt_fmt))
+					mark[0] = 0;
+				puts(mark);
+			}
+			check_stdout();
+			cycle_free();
+			sleep(opt.rpt_tm);
+		} else {
+			cycle_free();
+		}
+		if (opt.rpt_max_count && ++pr_count == opt.rpt_max_count)
+			opt.rpt_tm = 0;
+	} while (opt.rpt_tm);
+	{
+		int rv = exit_status(rc_ok);
+
+		check_stdout();
+		return rv;
+	}
 }

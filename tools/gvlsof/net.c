@@ -1,371 +1,450 @@
 // SPDX-License-Identifier: MIT
 /*
- * net.c - sockets: the /proc/net tables, read once, by inode.
+ * net.c - the /proc/net tables lsof reads to name sockets (unix, tcp,
+ * udp, udplite, raw, icmp for IPv4 and IPv6, netlink, packet), all read
+ * in one getvalues() call when the first socket shows up, and parsed as
+ * lsof parses them.
  */
-#include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "gvlsof.h"
 
-/* ------------------------------------------------------------------ */
-/* Sockets: the /proc/net tables, by inode.                           */
+static struct map by_inode;	/* the first record of each inode */
+static bool loaded;
 
-
-struct map sockets;
-bool sockets_loaded;
-
-static const char *const net_files[] = {
-	/* lsof's lookup order: the first table holding an inode wins */
-	"raw", "netlink", "packet", "unix", "raw6", "tcp6", "udp6",
-	"udplite6", "tcp", "udp", "udplite", "icmp",
-};
-
-static void sock_add(uint64_t ino, const char *type, const char *device,
-		     const char *node, const char *name)
+static bool add(struct sockrec *r)
 {
-	struct sockrow *s;
-
-	if (!ino || map_get(&sockets, ino))
-		return;
-	s = salloc_aligned(sizeof(*s));
-	*s = (struct sockrow){ type, device, node, name };
-	map_put(&sockets, ino, s);
-}
-
-static const char *sock_type_name(unsigned t, bool *known)
-{
-	static const char *const names[] = {
-		[1] = "STREAM", [2] = "DGRAM", [3] = "RAW", [4] = "RDM",
-		[5] = "SEQPACKET", [6] = "DCCP", [10] = "PACKET",
-	};
-
-	*known = t < sizeof(names) / sizeof(names[0]) && names[t];
-	return *known ? names[t] : "unknown";
-}
-
-/* "00000000a01c223b: 00000002 00000000 00010000 0001 01 136767 @name" */
-static void net_unix(char *line)
-{
-	static const char *const states[] = {
-		[1] = "UNCONNECTED", [2] = "CONNECTING", [3] = "CONNECTED",
-		[4] = "DISCONNECTING",
-	};
-	char *w[7], *p = line;
-	uint64_t flags, type, st, ino;
-	const char *state, *path;
-	size_t numlen;
-	bool known;
-	int n = 0;
-
-	/* seven words; the path, if any, is the rest after one space */
-	while (n < 7) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			return;
-		w[n++] = p;
-		while (*p && *p != ' ')
-			p++;
-		if (*p)
-			*p++ = 0;
-	}
-	path = *p ? p : NULL;
-	numlen = strlen(w[0]);
-	if (!numlen || w[0][numlen - 1] != ':' ||
-	    !parse_u64(w[3], 16, &flags) || !parse_u64(w[4], 16, &type) ||
-	    !parse_u64(w[5], 16, &st) || !parse_u64(w[6], 10, &ino))
-		return;
-	w[0][numlen - 1] = 0;
-	if (flags == 0x10000)	/* __SO_ACCEPTCON: listening */
-		state = "LISTEN";
-	else if (st < 5 && states[st])
-		state = states[st];
-	else
-		state = "UNKNOWN";
-	sock_add(ino, "unix", sfmt("0x%s", w[0]), sfmt("%" PRIu64, ino),
-		 sfmt("%s%stype=%s (%s)", path ? path : "", path ? " " : "",
-		      sock_type_name(type, &known), state));
-}
-
-static bool hex_addr(const char *s, size_t hexlen, unsigned char *out)
-{
-	for (size_t i = 0; i < hexlen / 8; i++) {
-		char word[9];
-		uint64_t v;
-		uint32_t u;
-
-		memcpy(word, s + 8 * i, 8);
-		word[8] = 0;
-		if (!parse_u64(word, 16, &v))
-			return false;
-		/* the kernel prints each 32-bit word as it is in memory */
-		u = (uint32_t)v;
-		memcpy(out + 4 * i, &u, 4);
-	}
-	return true;
-}
-
-/* "0100007F:8451" into an address (4 or 16 bytes) and a port. */
-static bool addr_port(const char *s, size_t alen, unsigned char *addr,
-		      unsigned *port)
-{
-	uint64_t p;
-
-	if (strlen(s) != 2 * alen + 5 || s[2 * alen] != ':' ||
-	    !hex_addr(s, 2 * alen, addr) || !parse_u64(s + 2 * alen + 1, 16, &p))
+	if (!r->inode || map_get(&by_inode, r->inode))
 		return false;
-	*port = p & 0xffff;
+	map_put(&by_inode, r->inode, r);
 	return true;
 }
 
-static bool all_zero(const unsigned char *a, size_t n)
+/* the unix sockets in the order of the table, each inode once */
+static struct sockrec **unix_recs;
+static size_t n_unix, unix_cap;
+
+static struct sockrec *rec_new(enum sockkind kind, uint64_t ino)
 {
-	while (n--)
-		if (*a++)
-			return false;
-	return true;
+	struct sockrec *r = salloc_aligned(sizeof(*r));
+
+	*r = (struct sockrec){ .kind = kind, .inode = ino };
+	return r;
 }
 
-/* lsof's printinaddr(): "*" for the any address, "*" for port 0. */
-static void put_endpoint(char *out, size_t size, const unsigned char *a,
-			 unsigned port, bool v6)
+static char *dup_or_null(const char *s)
 {
-	char host[INET6_ADDRSTRLEN + 2], portbuf[16];
-
-	if (all_zero(a, v6 ? 16 : 4)) {
-		strcpy(host, "*");
-	} else if (v6) {
-		host[0] = '[';
-		inet_ntop(AF_INET6, a, host + 1, sizeof(host) - 2);
-		strcat(host, "]");
-	} else {
-		snprintf(host, sizeof(host), "%u.%u.%u.%u", a[0], a[1], a[2],
-			 a[3]);
-	}
-	if (port)
-		snprintf(portbuf, sizeof(portbuf), "%u", port);
-	else
-		strcpy(portbuf, "*");
-	snprintf(out + strlen(out), size - strlen(out), "%s:%s", host, portbuf);
+	return s && *s ? sdup(s) : NULL;
 }
 
-static const char *tcp_state(uint64_t st)
-{
-	static const char *const names[] = {
-		"CLOSED", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1",
-		"FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK",
-		"LISTEN", "CLOSING",
-	};
-
-	if (st < sizeof(names) / sizeof(names[0]))
-		return names[st];
-	return sfmt("UNKNOWN_TCP_STATE_%" PRIu64, st);
-}
-
-/*
- * A line of /proc/net/{tcp,udp,udplite}[6]:
- * "0: 0100007F:8451 00000000:0000 0A 00000000:00000000 00:00000000
- *  00000000 0 0 64345 ..."
- */
-static void net_inet(char *line, const char *proto, bool v6)
-{
-	size_t alen = v6 ? 16 : 4;
-	unsigned char la[16], fa[16];
-	unsigned lport, fport;
-	uint64_t st, ino;
-	bool have_l, have_f, show_v6 = v6;
-	char name[160] = "";
-	char *w[10];
-
-	if (split_words(line, w, 10) < 10 || !strcmp(w[1], "local_address") ||
-	    !addr_port(w[1], alen, la, &lport) ||
-	    !addr_port(w[2], alen, fa, &fport) || !parse_u64(w[3], 16, &st) ||
-	    !parse_u64(w[9], 10, &ino))
-		return;
-	have_l = !all_zero(la, alen) || lport;
-	have_f = !all_zero(fa, alen) || fport;
-	if (v6) {
-		static const unsigned char mapped[12] = {
-			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
-		};
-
-		/* an IPv4-mapped address is shown as IPv4, as lsof does */
-		if ((have_f && !memcmp(fa, mapped, 12)) ||
-		    (have_l && !memcmp(la, mapped, 12))) {
-			memmove(la, la + 12, 4);
-			memmove(fa, fa + 12, 4);
-			show_v6 = false;
-		}
-	}
-	if (have_l)
-		put_endpoint(name, sizeof(name), la, lport, show_v6);
-	if (have_f) {
-		strcat(name, "->");
-		put_endpoint(name, sizeof(name), fa, fport, show_v6);
-	}
-	/* lsof separates the TCP state by a space, and leaves the space */
-	sock_add(ino, v6 ? "IPv6" : "IPv4", sfmt("%" PRIu64, ino), proto,
-		 strcmp(proto, "TCP") ? sfmt("%s ", name) :
-		 sfmt("%s (%s)", name, tcp_state(st)));
-}
-
-/* raw, raw6 and icmp: the kernel's own address strings, as lsof shows them */
-static void net_raw(char *line, const char *type, bool state)
-{
-	char *w[10], *name;
-	uint64_t ino;
-
-	if (split_words(line, w, 10) < 10 || !strcmp(w[1], "local_address") ||
-	    !parse_u64(w[9], 10, &ino))
-		return;
-	name = sfmt("%s->%s", w[1], w[2]);
-	if (state)
-		name = sfmt("%s st=%s", name, w[3]);
-	sock_add(ino, type, "", sfmt("%" PRIu64, ino), name);
-}
-
-static const char *netlink_proto(uint64_t p)
-{
-	static const char *const names[] = {
-		"ROUTE", "UNUSED", "USERSOCK", "FIREWALL", "INET_DIAG",
-		"NFLOG", "XFRM", "SELINUX", "ISCSI", "AUDIT", "FIB_LOOKUP",
-		"CONNECTOR", "NETFILTER", "IP6_FW", "DNRTMSG",
-		"KOBJECT_UEVENT", "GENERIC", NULL, "SCSITRANSPORT",
-		"ECRYPTFS", "RDMA", "CRYPTO", "SMC",
-	};
-
-	if (p < sizeof(names) / sizeof(names[0]) && names[p])
-		return names[p];
-	return sfmt("unknown protocol: %" PRIu64, p);
-}
-
-/* "sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode" */
-static void net_netlink(char *line)
-{
-	char *w[10];
-	uint64_t eth, ino;
-
-	if (split_words(line, w, 10) < 10 || !parse_u64(w[1], 10, &eth) ||
-	    !parse_u64(w[9], 10, &ino))
-		return;
-	sock_add(ino, "netlink", "", sfmt("%" PRIu64, ino),
-		 netlink_proto(eth));
-}
-
-static const char *eth_proto(uint64_t p)
-{
-	static const struct { unsigned p; const char *name; } names[] = {
-		{ 0x0060, "LOOP" }, { 0x0200, "PUP" }, { 0x0201, "PUPAT" },
-		{ 0x0800, "IP" }, { 0x0805, "X25" }, { 0x0806, "ARP" },
-		{ 0x08FF, "BPQ" }, { 0x0a00, "I3EPUP" }, { 0x0a01, "I3EPUPA" },
-		{ 0x6000, "DEC" }, { 0x6001, "DNA_DL" }, { 0x6002, "DNA_RC" },
-		{ 0x6003, "DNA_RT" }, { 0x6004, "LAT" }, { 0x6005, "DIAG" },
-		{ 0x6006, "CUST" }, { 0x6007, "SCA" }, { 0x8035, "RARP" },
-		{ 0x809B, "ATALK" }, { 0x80F3, "AARP" }, { 0x8100, "8021Q" },
-		{ 0x8137, "IPX" }, { 0x86DD, "IPV6" }, { 0x8809, "SLOW" },
-		{ 0x883E, "WCCP" }, { 0x8863, "PPP_DIS" }, { 0x8864, "PPP_SES" },
-		{ 0x8847, "MPLS_UC" }, { 0x884c, "ATMMPOA" },
-		{ 0x8848, "MPLS_MC" }, { 0x8884, "ATMFATE" }, { 0x88A2, "AOE" },
-		{ 0x88CA, "TIPC" }, { 0x0001, "802.3" }, { 0x0002, "AX25" },
-		{ 0x0003, "ALL" }, { 0x0004, "802.2" }, { 0x0005, "SNAP" },
-		{ 0x0006, "DDCMP" }, { 0x0007, "WAN_PPP" }, { 0x0008, "PPP MP" },
-		{ 0x0009, "LCLTALK" }, { 0x0010, "PPPTALK" },
-		{ 0x0011, "802.2" }, { 0x0015, "MOBITEX" },
-		{ 0x0016, "CONTROL" }, { 0x0017, "IRDA" }, { 0x0018, "ECONET" },
-		{ 0x0019, "HDLC" }, { 0x001A, "ARCNET" },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].p == p)
-			return names[i].name;
-	return sfmt("%" PRIu64, p);
-}
-
-/* "sk RefCnt Type Proto Iface R Rmem User Inode" */
-static void net_packet(char *line)
-{
-	char *w[9];
-	uint64_t type, proto, ino;
-	const char *tn;
-	bool known;
-
-	if (split_words(line, w, 9) < 9 || !parse_u64(w[2], 10, &type) ||
-	    !parse_u64(w[3], 16, &proto) || !parse_u64(w[8], 10, &ino))
-		return;
-	tn = sock_type_name(type, &known);
-	sock_add(ino, "pack", sfmt("%" PRIu64, ino), eth_proto(proto),
-		 sfmt("type=%s%s", known ? "SOCK_" : "", tn));
-}
-
-static void net_parse(const char *file, const char *v, size_t n)
+/* The lines of one table after its header, @fn called for each. */
+static void each_line(const char *file, const char *v, size_t n,
+		      bool (*header)(char *line), void (*fn)(char *line))
 {
 	const char *p = v, *end = v + n, *line;
 	bool first = true;
 	size_t len;
 
 	while (next_line(&p, end, &line, &len)) {
-		char *copy = xrealloc(NULL, len + 1);
+		char *copy = sdup_n(line, len);
 
-		memcpy(copy, line, len);
-		copy[len] = 0;
 		if (first) {
-			/* the header line */
 			first = false;
-		} else if (!strcmp(file, "unix")) {
-			net_unix(copy);
-		} else if (!strcmp(file, "netlink")) {
-			net_netlink(copy);
-		} else if (!strcmp(file, "packet")) {
-			net_packet(copy);
-		} else if (!strcmp(file, "raw")) {
-			net_raw(copy, "raw", true);
-		} else if (!strcmp(file, "raw6")) {
-			net_raw(copy, "raw6", true);
-		} else if (!strcmp(file, "icmp")) {
-			net_raw(copy, "icmp", false);
-		} else {
-			bool v6 = file[strlen(file) - 1] == '6';
-			const char *proto = !strncmp(file, "tcp", 3) ? "TCP" :
-					    !strncmp(file, "udplite", 7) ?
-					    "UDPLITE" : "UDP";
-
-			net_inet(copy, proto, v6);
+			if (!header(copy)) {
+				if (!opt.fwarn)
+					fprintf(stderr, "%s: WARNING: "
+						"unsupported format: "
+						PROC "/net/%s\n", opt.pn,
+						file);
+				return;
+			}
+			continue;
 		}
-		free(copy);
+		fn(copy);
 	}
 }
 
-void sockets_load(void)
+/* ---- unix ---- */
+
+static bool unix_header(char *l)
+{
+	char *fp[16];
+	int nf = get_fields(l, ":", fp, 16);
+
+	return nf >= 8 && !strcmp(fp[0], "Num") && !strcmp(fp[1], "RefCount") &&
+	       !strcmp(fp[2], "Protocol") && !strcmp(fp[3], "Flags") &&
+	       !strcmp(fp[4], "Type") && !strcmp(fp[5], "St") &&
+	       !strcmp(fp[6], "Inode") && !strcmp(fp[7], "Path");
+}
+
+/*
+ * "0000000000000000: 00000002 00000000 00010000 0001 01 12345 /path": as
+ * in lsof the path is the eighth field, so that it ends at a blank or a
+ * colon.
+ */
+static void unix_line(char *l)
+{
+	char *fp[16], *ep;
+	struct sockrec *r;
+	uint64_t ino;
+	int nf = get_fields(l, ":", fp, 16);
+
+	if (nf < 7 || !parse_u64(fp[6], 0, &ino))
+		return;
+	r = rec_new(SK_UNIX, ino);
+	r->pcb = *fp[0] ? sfmt("0x%s", fp[0]) : NULL;
+	r->path = nf >= 8 ? dup_or_null(fp[7]) : NULL;
+	r->type = (unsigned)strtoul(fp[4], &ep, 16);
+	if (!*fp[4] || *ep)
+		r->type = ~0U;
+	r->opt = (unsigned)strtoul(fp[3], &ep, 16);
+	r->ss = (unsigned)strtoul(fp[5], &ep, 16);
+	if (add(r)) {
+		GROW(unix_recs, n_unix, unix_cap);
+		unix_recs[n_unix++] = r;
+	}
+}
+
+/*
+ * lsof 4.95 stat(2)s the absolute path of each unix socket and keeps the
+ * result as the socket's device and inode when "sr && S_ISSOCK(mode)": when
+ * stat() FAILED, so that the buffer still holds the last stat() that
+ * succeeded, at the same place in lsof's stack. A socket whose path is
+ * gone is thus matched by the device and inode of the socket file stat'ed
+ * before it. Only file arguments look at them; done then, in one call.
+ */
+static void unix_stale_stat(void)
 {
 	struct batch b = { 0 };
-	size_t first = 0;
+	size_t *first = xrealloc(NULL, (n_unix + 1) * sizeof(*first));
+	struct finfo last = { .err = ENOENT };
+	int err;
 
-	sockets_loaded = true;
-	for (size_t i = 0; i < sizeof(net_files) / sizeof(net_files[0]); i++) {
-		size_t k = batch_add(&b, "data:net/%s", net_files[i]);
+	for (size_t i = 0; i < n_unix; i++) {
+		const char *p = unix_recs[i]->path;
 
-		if (!i)
-			first = k;
+		first[i] = p && *p == '/' ? stat_names(&b, "stat", p + 1) :
+					    (size_t)-1;
 	}
-	if (!batch_run(&b, PROC))
-		for (size_t i = 0; i < b.n; i++) {
-			size_t len;
-			int err;
-			const char *v = val(&b, first + i, &len, &err);
+	err = b.n ? batch_run(&b, "/") : ENOENT;
+	for (size_t i = 0; i < n_unix && !err; i++) {
+		struct sockrec *r = unix_recs[i];
+		struct finfo fi;
 
-			if (v)
-				net_parse(net_files[i], v, len);
+		if (first[i] == (size_t)-1)
+			continue;
+		stat_get(&b, first[i], &fi);
+		if (!fi.err) {
+			last = fi;
+		} else if (!last.err && last.mode == S_IFSOCK) {
+			r->sb_def = true;
+			r->sb_dev = last.dev;
+			r->sb_ino = last.ino;
+			r->sb_rdev = last.rdev;
 		}
+	}
+	free(first);
 	batch_free(&b);
+}
+
+/* ---- tcp, udp, udplite, v4 and v6 ---- */
+
+static int inet_proto;
+static bool inet_v6;
+
+static bool inet_header(char *l)
+{
+	char *fp[32];
+	int nf = get_fields(l, NULL, fp, 32);
+
+	return nf >= 12 && !strcmp(fp[1], "local_address") &&
+	       !strcmp(fp[2], inet_v6 ? "remote_address" : "rem_address") &&
+	       !strcmp(fp[3], "st") && !strcmp(fp[4], "tx_queue") &&
+	       !strcmp(fp[5], "rx_queue") && !strcmp(fp[11], "inode");
+}
+
+/* The kernel prints each 32-bit word of an address as it is in memory. */
+static bool hex_words(const char *s, unsigned char *out, int words)
+{
+	if (strlen(s) != (size_t)words * 8)
+		return false;
+	for (int i = 0; i < words; i++) {
+		char w[9];
+		uint64_t v;
+		uint32_t u;
+
+		memcpy(w, s + 8 * i, 8);
+		w[8] = 0;
+		if (!parse_u64(w, 16, &v))
+			return false;
+		u = (uint32_t)v;
+		memcpy(out + 4 * i, &u, 4);
+	}
+	return true;
+}
+
+static void inet_line(char *l)
+{
+	char *fp[32];
+	uint64_t lport, fport, st, txq, rxq, ino;
+	struct sockrec *r;
+	unsigned char la[16] = { 0 }, fa[16] = { 0 };
+	int words = inet_v6 ? 4 : 1;
+
+	if (get_fields(l, ":", fp, 32) < 14 ||
+	    !hex_words(fp[1], la, words) || !parse_u64(fp[2], 16, &lport) ||
+	    !hex_words(fp[3], fa, words) || !parse_u64(fp[4], 16, &fport) ||
+	    !parse_u64(fp[5], 16, &st) || !parse_u64(fp[6], 16, &txq) ||
+	    !parse_u64(fp[7], 16, &rxq) || !parse_u64(fp[13], 0, &ino))
+		return;
+	r = rec_new(inet_v6 ? SK_TCP6 : SK_TCP, ino);
+	memcpy(r->la, la, 16);
+	memcpy(r->fa, fa, 16);
+	r->lport = (int)(lport & 0xffff);
+	r->fport = (int)(fport & 0xffff);
+	r->state = (int)st;
+	r->txq = txq;
+	r->rxq = rxq;
+	r->proto = inet_proto;
+	add(r);
+}
+
+/* ---- raw, raw6, icmp ---- */
+
+static enum sockkind raw_kind;
+
+static bool raw_header(char *l)
+{
+	char *fp[32];
+	int nf = get_fields(l, NULL, fp, 32);
+
+	return nf >= 12 && !strcmp(fp[1], "local_address") &&
+	       !strcmp(fp[2], raw_kind == SK_RAW6 ? "remote_address" :
+						    "rem_address") &&
+	       (raw_kind == SK_ICMP || !strcmp(fp[3], "st")) &&
+	       !strcmp(fp[11], "inode");
+}
+
+static void raw_line(char *l)
+{
+	char *fp[32];
+	struct sockrec *r;
+	uint64_t ino;
+
+	if (get_fields(l, NULL, fp, 32) < (raw_kind == SK_ICMP ? 11 : 10) ||
+	    !parse_u64(fp[9], 0, &ino))
+		return;
+	r = rec_new(raw_kind, ino);
+	r->s1 = dup_or_null(fp[1]);
+	r->s2 = dup_or_null(fp[2]);
+	r->s3 = raw_kind == SK_ICMP ? NULL : dup_or_null(fp[3]);
+	add(r);
+}
+
+/* ---- netlink, packet ---- */
+
+static bool netlink_header(char *l)
+{
+	char *fp[16];
+
+	return get_fields(l, NULL, fp, 16) >= 10 && !strcmp(fp[1], "Eth") &&
+	       !strcmp(fp[9], "Inode");
+}
+
+static void netlink_line(char *l)
+{
+	char *fp[16];
+	struct sockrec *r;
+	uint64_t ino;
+
+	if (get_fields(l, NULL, fp, 16) < 10 || !parse_u64(fp[9], 0, &ino) ||
+	    !*fp[1])
+		return;
+	r = rec_new(SK_NETLINK, ino);
+	r->n1 = (unsigned long)atoi(fp[1]);
+	add(r);
+}
+
+static bool packet_header(char *l)
+{
+	char *fp[16];
+
+	return get_fields(l, NULL, fp, 16) >= 9 && !strcmp(fp[2], "Type") &&
+	       !strcmp(fp[3], "Proto") && !strcmp(fp[8], "Inode");
+}
+
+static void packet_line(char *l)
+{
+	char *fp[16], *ep;
+	struct sockrec *r;
+	uint64_t ino;
+	unsigned long pr;
+
+	if (get_fields(l, NULL, fp, 16) < 9 || !parse_u64(fp[8], 0, &ino) ||
+	    !*fp[2] || !*fp[3])
+		return;
+	pr = strtoul(fp[3], &ep, 16);
+	if (*ep)
+		return;
+	r = rec_new(SK_PACKET, ino);
+	r->type = (unsigned)atoi(fp[2]);
+	r->n1 = pr;
+	add(r);
+}
+
+/* ------------------------------------------------------------------ */
+
+struct table {
+	const char *file;
+	bool (*header)(char *);
+	void (*line)(char *);
+	int proto;		/* inet: 0 TCP, 1 UDP, 2 UDPLITE */
+	bool v6;
+	enum sockkind kind;	/* raw */
+	bool x;			/* skipped with -X */
+};
+
+/* lsof's lookup order: the first table holding an inode names it */
+static const struct table tables[] = {
+	{ .file = "raw", .header = raw_header, .line = raw_line,
+	  .kind = SK_RAW },
+	{ .file = "netlink", .header = netlink_header, .line = netlink_line },
+	{ .file = "packet", .header = packet_header, .line = packet_line },
+	{ .file = "unix", .header = unix_header, .line = unix_line },
+	{ .file = "raw6", .header = raw_header, .line = raw_line,
+	  .kind = SK_RAW6, .x = true },
+	{ .file = "tcp6", .header = inet_header, .line = inet_line,
+	  .proto = 0, .v6 = true, .x = true },
+	{ .file = "udp6", .header = inet_header, .line = inet_line,
+	  .proto = 1, .v6 = true, .x = true },
+	{ .file = "udplite6", .header = inet_header, .line = inet_line,
+	  .proto = 2, .v6 = true, .x = true },
+	{ .file = "tcp", .header = inet_header, .line = inet_line,
+	  .proto = 0, .x = true },
+	{ .file = "udp", .header = inet_header, .line = inet_line,
+	  .proto = 1, .x = true },
+	{ .file = "udplite", .header = inet_header, .line = inet_line,
+	  .proto = 2, .x = true },
+	{ .file = "icmp", .header = raw_header, .line = raw_line,
+	  .kind = SK_ICMP },
+};
+
+/* ---- endpoints ---- */
+
+static void unix_peer(uint64_t si, uint64_t pi)
+{
+	struct sockrec *up = map_get(&by_inode, si), *pp;
+
+	if (!up || up->kind != SK_UNIX || up->peer)
+		return;
+	pp = map_get(&by_inode, pi);
+	if (pp && pp->kind == SK_UNIX)
+		up->peer = pp;
+}
+
+static void unix_icon(uint64_t si, uint64_t ic)
+{
+	struct sockrec *psi = map_get(&by_inode, si), *pic;
+
+	if (!psi || psi->kind != SK_UNIX || psi->icstat || psi->icons)
+		return;
+	pic = map_get(&by_inode, ic);
+	if (pic && pic->kind == SK_UNIX) {
+		psi->icstat = true;
+		psi->icons = pic;
+	}
+}
+
+/*
+ * Local connections: two established sockets of one protocol whose
+ * addresses and ports are each other's, as lsof pairs them.
+ */
+static void inet_peers(void)
+{
+	struct sockrec **est = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < by_inode.cap; i++) {
+		struct sockrec *r = by_inode.vals[i];
+
+		if (r && (r->kind == SK_TCP || r->kind == SK_TCP6) &&
+		    r->state == 1) {
+			GROW(est, n, cap);
+			est[n++] = r;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sockrec *tp = est[i];
+		size_t alen = tp->kind == SK_TCP6 ? 16 : 4;
+
+		if (tp->peer)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			struct sockrec *np = est[k];
+
+			if (np == tp || np->peer || np->kind != tp->kind ||
+			    np->proto != tp->proto)
+				continue;
+			if (!memcmp(tp->fa, np->la, alen) &&
+			    !memcmp(tp->la, np->fa, alen) &&
+			    tp->fport == np->lport && tp->lport == np->fport) {
+				tp->peer = np;
+				np->peer = tp;
+				break;
+			}
+		}
+	}
+	free(est);
+}
+
+/* Every table, in one getvalues() call, once per cycle. */
+void net_load(void)
+{
+	struct batch b = { 0 };
+	size_t first[ARRAY_SIZE(tables)];
+
+	if (loaded)
+		return;
+	loaded = true;
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
+		first[i] = batch_add(&b, "data:net/%s", tables[i].file);
+	batch_run_proc(&b);
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		const struct table *t = &tables[i];
+		size_t len;
+		int err;
+		const char *v = val(&b, first[i], &len, &err);
+
+		if (!v || (t->x && opt.fxopt))
+			continue;
+		inet_proto = t->proto;
+		inet_v6 = t->v6;
+		raw_kind = t->kind;
+		each_line(t->file, v, len, t->header, t->line);
+	}
+	batch_free(&b);
+	if (opt.nsfile && n_unix)
+		unix_stale_stat();
+	if (opt.feptE) {
+		unix_diag_peers(unix_peer, unix_icon);
+		inet_peers();
+	}
+}
+
+const struct sockrec *net_lookup(uint64_t ino)
+{
+	return map_get(&by_inode, ino);
+}
+
+void net_free(void)
+{
+	map_free(&by_inode);
+	free(unix_recs);
+	unix_recs = NULL;
+	n_unix = unix_cap = 0;
+	loaded = false;
 }
