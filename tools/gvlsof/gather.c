@@ -266,12 +266,15 @@ static void list_fds(struct gid *g, const struct batch *b)
 		}
 		return;
 	}
+	for (const char *s = v; s < v + len; s += strlen(s) + 1)
+		cap++;
+	g->fds = xrealloc(NULL, (cap ? cap : 1) * sizeof(*g->fds));
+	reserve_lfiles(lp, cap);
 	for (const char *s = v; s < v + len; s += strlen(s) + 1) {
 		uint64_t fd;
 
 		if (!parse_u64(s, 10, &fd) || fd > INT_MAX)
 			continue;
-		GROW(g->fds, g->nfds, cap);
 		g->fds[g->nfds++] = (struct gfd){
 			.fd = (int)fd, .skip = !fd_may_select(lp, NULL, fd),
 			.lst_err = -1, .st_err = -1, .link_err = -1,

@@ -484,6 +484,7 @@ bool is_file_named(struct lfile *lf, int ty, const char *p,
 bool sfile_may_match(dev_t dev, uint64_t ino);
 bool sfile_socket(void);
 
+void reserve_lfiles(struct lproc *lp, size_t n);
 struct lfile *alloc_lfile(struct lproc *lp, const char *nm, int num);
 void link_lfile(struct lproc *lp, struct lfile *lf);
 void link_counters(struct lproc *lp, const struct lfile *lf);

@@ -434,7 +434,8 @@ void process_proc_map(struct lproc *lp, const char *v, size_t n,
 		/* only a file a name argument may match can be listed */
 		if (name_only && !sfile_may_match(dev, ino))
 			continue;
-		for (size_t i = 0; i < nseen && !dup; i++)
+		/* a file's mappings mostly follow each other: the last first */
+		for (size_t i = nseen; i-- > 0 && !dup;)
 			dup = seen[i].dev == dev && seen[i].ino == ino;
 		if (dup)
 			continue;

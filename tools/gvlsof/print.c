@@ -6,6 +6,7 @@
  * Internet addresses and additions; -t.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,6 +310,22 @@ static bool show_fflags(const struct lfile *lf)
 	return opt.fsv_fg && lf->ffg_def && (opt.fsv_flagx || lf->ffg);
 }
 
+/* @v in decimal at @p (room for 21 bytes); its length */
+static int utoa(char *p, unsigned long long v)
+{
+	char t[24];
+	int n = 0, len;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (len = n; n; n--)
+		*p++ = t[n - 1];
+	*p = 0;
+	return len;
+}
+
 static const char *fd_column(const struct lfile *lf, char *buf, size_t size)
 {
 	char acc = lf->lock == ' ' ? lf->access :
@@ -321,17 +338,23 @@ static const char *fd_column(const struct lfile *lf, char *buf, size_t size)
 /* SIZE/OFF: the size, or 0t<offset> (0x<offset> beyond -o's digits) */
 const char *offset_string(const struct lfile *lf, char *buf, size_t size)
 {
-	snprintf(buf, size, "0t%llu", (unsigned long long)lf->off);
-	if (opt.off_dec_dig && (int)strlen(buf) > opt.off_dec_dig + 2)
+	int len;
+
+	(void)size;
+	buf[0] = '0';
+	buf[1] = 't';
+	len = utoa(buf + 2, lf->off);
+	if (opt.off_dec_dig && len > opt.off_dec_dig)
 		snprintf(buf, size, "%#llx", (unsigned long long)lf->off);
 	return buf;
 }
 
+/* The strings below are written into @buf, of at least 64 bytes. */
 static const char *szoff_string(const struct lfile *lf, char *buf,
 				size_t size)
 {
 	if (lf->sz_def)
-		snprintf(buf, size, "%llu", (unsigned long long)lf->sz);
+		utoa(buf, lf->sz);
 	else if (lf->off_def)
 		offset_string(lf, buf, size);
 	else
@@ -341,12 +364,16 @@ static const char *szoff_string(const struct lfile *lf, char *buf,
 
 static const char *dev_string(const struct lfile *lf, char *buf, size_t size)
 {
-	if (lf->rdev_def)
-		snprintf(buf, size, "%u,%u", major(lf->rdev), minor(lf->rdev));
-	else if (lf->dev_def)
-		snprintf(buf, size, "%u,%u", major(lf->dev), minor(lf->dev));
-	else
+	dev_t d = lf->rdev_def ? lf->rdev : lf->dev;
+
+	if (lf->rdev_def || lf->dev_def) {
+		int n = utoa(buf, major(d));
+
+		buf[n++] = ',';
+		utoa(buf + n, minor(d));
+	} else {
 		snprintf(buf, size, "%s", lf->dev_ch ? lf->dev_ch : "");
+	}
 	return buf;
 }
 
@@ -354,7 +381,7 @@ static const char *node_string(const struct lfile *lf, char *buf,
 			       size_t size)
 {
 	if (lf->inp_ty == 1)
-		snprintf(buf, size, "%llu", (unsigned long long)lf->inode);
+		utoa(buf, lf->inode);
 	else if (lf->inp_ty == 2)
 		snprintf(buf, size, "%s", lf->iproto);
 	else
@@ -420,6 +447,61 @@ static void print_header(void)
 	hdr = true;
 }
 
+/*
+ * A row's middle columns are put together here and written at once: the
+ * table has thousands of rows, and printf() per column is what it would
+ * spend its time in.
+ */
+static char *lbuf;
+static size_t llen, lcap;
+
+static void l_put(const char *s, size_t n)
+{
+	if (llen + n > lcap) {
+		lcap = (llen + n) * 2 + 256;
+		lbuf = xrealloc(lbuf, lcap);
+	}
+	memcpy(lbuf + llen, s, n);
+	llen += n;
+}
+
+static void l_flush(void)
+{
+	fwrite(lbuf, 1, llen, stdout);
+	llen = 0;
+}
+
+/* " %*.*s": a blank, then @s cut to @prec bytes, right-aligned in @w */
+static void l_str(int w, int prec, const char *s)
+{
+	static const char blanks[] = "                                ";
+	size_t n = strlen(s);
+	int pad;
+
+	if (prec < 0)
+		n = 0;
+	else if (n > (size_t)prec)
+		n = prec;
+	pad = w - (int)n + 1;
+
+	for (; pad > 0; pad -= (int)sizeof(blanks) - 1)
+		l_put(blanks, pad < (int)sizeof(blanks) - 1 ? (size_t)pad :
+			      sizeof(blanks) - 1);
+	l_put(s, n);
+}
+
+/* " %*d" */
+static void l_int(int w, int v)
+{
+	char b[24];
+
+	if (v < 0)
+		snprintf(b, sizeof(b), "%d", v);
+	else
+		utoa(b, (unsigned)v);
+	l_str(w, INT_MAX, b);
+}
+
 /* lsof's print_file(): size (pass 0) or print (pass 1) one row. */
 static void print_file(const struct lproc *lp, const struct lfile *lf)
 {
@@ -476,39 +558,50 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 	if (!hdr)
 		print_header();
 	safestrprtn(cmd, cmd_w, stdout, 2);
-	printf(" %*d", pid_w, lp->pid);
+	l_int(pid_w, lp->pid);
 	if (prt_tid) {
 		if (lp->tid)
-			printf(" %*d", tid_w, lp->tid);
+			l_int(tid_w, lp->tid);
 		else
-			printf(" %*s", tid_w, "");
+			l_str(tid_w, tid_w, "");
 	}
 	if (prt_tcmd) {
-		putchar(' ');
+		l_put(" ", 1);
+		l_flush();
 		safestrprtn(lp->tcmd ? lp->tcmd : "", tcmd_w, stdout, 2);
 	}
-	if (opt.fcntx)
-		printf(" %-*s", cntx_w, lp->cntx ? lp->cntx : "");
+	if (opt.fcntx) {
+		const char *c = lp->cntx ? lp->cntx : "";
+		size_t n = strlen(c);
+
+		l_put(" ", 1);
+		l_put(c, n);
+		for (; (int)n < cntx_w; n++)
+			l_put(" ", 1);
+	}
 	if (opt.fppid)
-		printf(" %*d", ppid_w, lp->ppid);
+		l_int(ppid_w, lp->ppid);
 	if (opt.fpgid)
-		printf(" %*d", pgid_w, lp->pgid);
-	printf(" %*.*s", user_w, user_w, user);
+		l_int(pgid_w, lp->pgid);
+	l_str(user_w, user_w, user);
 	{
 		char acc = lf->lock == ' ' ? lf->access :
 			   lf->access == ' ' ? '-' : lf->access;
+		char ends[2] = { acc, lf->lock };
 
-		printf(" %*.*s%c%c", fd_w - 2, fd_w - 2, lf->fd, acc, lf->lock);
+		l_str(fd_w - 2, fd_w - 2, lf->fd);
+		l_put(ends, 2);
 	}
-	printf(" %*.*s", type_w, type_w, lf->type);
+	l_str(type_w, type_w, lf->type);
 	if (opt.fsv_fg)
-		printf(" %*.*s", fg_w, fg_w, fg);
-	printf(" %*.*s", dev_w, dev_w, dev_string(lf, buf, sizeof(buf)));
-	printf(" %*.*s", szoff_w, szoff_w, szoff_string(lf, buf, sizeof(buf)));
+		l_str(fg_w, fg_w, fg);
+	l_str(dev_w, dev_w, dev_string(lf, buf, sizeof(buf)));
+	l_str(szoff_w, szoff_w, szoff_string(lf, buf, sizeof(buf)));
 	if (opt.fnlink)
-		printf(" %*s", nl_w, nl);
-	printf(" %*.*s", node_w, node_w, node_string(lf, buf, sizeof(buf)));
-	putchar(' ');
+		l_str(nl_w, INT_MAX, nl);
+	l_str(node_w, node_w, node_string(lf, buf, sizeof(buf)));
+	l_put(" ", 1);
+	l_flush();
 	safestrprt(name_string(lf, false), stdout, 0);
 	putchar('\n');
 }

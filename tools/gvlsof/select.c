@@ -209,6 +209,15 @@ bool fd_may_select(const struct lproc *lp, const char *nm, int num)
 /* Rows.                                                              */
 
 /* lsof's alloc_lfile(): a new row of @lp, with -d applied. */
+/* Room for @n more rows of @lp, so that its array grows once. */
+void reserve_lfiles(struct lproc *lp, size_t n)
+{
+	if (lp->cap - lp->nfiles >= n)
+		return;
+	lp->cap = lp->nfiles + n;
+	lp->files = xrealloc(lp->files, lp->cap * sizeof(*lp->files));
+}
+
 struct lfile *alloc_lfile(struct lproc *lp, const char *nm, int num)
 {
 	struct lfile *lf;
