@@ -295,13 +295,61 @@ static void efsys_fetch(struct gid *gs, size_t n)
 	batch_free(&b);
 }
 
+/*
+ * A socket's or a pipe's link, "socket:[INODE]" or "pipe:[INODE]", says
+ * what their stat would: the inode, on sockfs or pipefs (whose devices
+ * gvlsof learns from its own), of a type, size 0 and one link. A socket
+ * is always open for reading and writing (sock_alloc_file()), so its
+ * link's lstat is known too; a pipe's end is one or the other, and its
+ * lstat is still asked for. An O_PATH descriptor of a socket file links
+ * to the file's path, and is stat'ed as any file.
+ */
+static void from_link(struct gfd *d)
+{
+	const char *l = d->link, *ep;
+	bool sock;
+	uint64_t ino;
+	char *end;
+
+	if (!l || opt.nefsys)
+		return;
+	if (!strncmp(l, "socket:[", 8) && sockfs_known)
+		sock = true;
+	else if (!strncmp(l, "pipe:[", 6) && pipefs_known)
+		sock = false;
+	else
+		return;
+	ep = strchr(l, '[') + 1;
+	errno = 0;
+	ino = strtoull(ep, &end, 10);
+	if (errno || end == ep || strcmp(end, "]"))
+		return;
+	d->st = (struct finfo){
+		.mode = sock ? S_IFSOCK : S_IFIFO,
+		.dev = sock ? sockfs_dev : pipefs_dev,
+		.ino = ino, .nlink = 1,
+	};
+	d->st_err = 0;
+	if (sock) {
+		d->lst = (struct finfo){ .mode = S_IFLNK, .perm = 0700 };
+		d->lst_err = 0;
+		d->st_known = true;
+	} else {
+		d->st_pipe = true;
+	}
+}
+
 /* Rounds 3 to 5 for the descriptors of the admitted ids of @gs. */
 void round_fds(struct gid *gs, size_t n)
 {
 	/* kept from group to group: the rounds do not grow them again */
 	static struct batch b, l;
+	bool early = !opt.nefsys;
 
-	/* 3: what can rule a descriptor out */
+	/*
+	 * 3: what can rule a descriptor out; with nothing to rule out, the
+	 * links, which say all of a socket's stat and most of a pipe's
+	 */
 	for (size_t i = 0; i < n; i++) {
 		struct gid *g = &gs[i];
 
@@ -309,9 +357,9 @@ void round_fds(struct gid *gs, size_t n)
 			struct gfd *d = &g->fds[k];
 
 			d->wanted = !d->skip && !g->denied;
-			if (!d->wanted || g->mode == FD_FULL)
+			if (!d->wanted || (g->mode == FD_FULL && !early))
 				continue;
-			if (g->mode == FD_SOCK) {
+			if (g->mode != FD_NAME) {
 				d->i_pre = batch_add_parts(&b, "data:", g->dir,
 							   "/fd/", d->fd);
 			} else {
@@ -333,17 +381,21 @@ void round_fds(struct gid *gs, size_t n)
 			struct gfd *d = &g->fds[k];
 			size_t len;
 
-			if (!d->wanted || g->mode == FD_FULL)
+			if (!d->wanted || (g->mode == FD_FULL && !early))
 				continue;
-			if (g->mode == FD_SOCK) {
+			if (g->mode != FD_NAME) {
 				const char *v = val(&b, d->i_pre, &len,
 						    &d->link_err);
 
 				d->link_done = true;
 				d->link = v ? vdup(v, len) : NULL;
-				/* only a socket can be listed */
-				d->wanted = d->link &&
-					    !strncmp(d->link, "socket:", 7);
+				/* with -i or -U only a socket can be listed */
+				if (g->mode == FD_SOCK)
+					d->wanted = d->link &&
+						    !strncmp(d->link, "socket:",
+							     7);
+				if (d->wanted)
+					from_link(d);
 			} else {
 				const char *t = val(&b, d->i_pre + 2, &len,
 						    &d->st_err);
@@ -369,12 +421,13 @@ void round_fds(struct gid *gs, size_t n)
 			struct gfd *d = &g->fds[k];
 			char sub[96];
 
-			if (!d->wanted || opt.nefsys)
+			if (!d->wanted || opt.nefsys || d->st_known)
 				continue;
 			snprintf(sub, sizeof(sub), "%s/fd/%d", g->dir, d->fd);
 			d->i_lstat = batch_add_parts(&b, "lstat:mode:", sub,
 						     "", -1);
-			d->i_stat = stat_names(&b, "stat", sub);
+			if (!d->st_pipe)
+				d->i_stat = stat_names(&b, "stat", sub);
 		}
 	}
 	batch_run_proc(&b);
@@ -386,7 +439,7 @@ void round_fds(struct gid *gs, size_t n)
 			size_t len;
 			const char *v;
 
-			if (!d->wanted || opt.nefsys)
+			if (!d->wanted || opt.nefsys || d->st_known)
 				continue;
 			v = val(&b, d->i_lstat, &len, &d->lst_err);
 			if (v) {
@@ -396,6 +449,8 @@ void round_fds(struct gid *gs, size_t n)
 				d->lst.mode = S_IFLNK;
 				d->lst.perm = (unsigned)strtoul(tmp, NULL, 8);
 			}
+			if (d->st_pipe)
+				continue;
 			stat_get(&b, d->i_stat, &d->st);
 			d->st_err = d->st.err;
 		}

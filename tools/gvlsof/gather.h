@@ -23,6 +23,8 @@ struct gfd {
 	struct finfo lst, st;
 	int lst_err, st_err, link_err, info_err;
 	bool link_done, info_done;
+	bool st_known;		/* lst and st known from the link (a socket) */
+	bool st_pipe;		/* st known from the link (a pipe), lst not */
 	const char *link;
 	const char *info;
 	size_t info_len;

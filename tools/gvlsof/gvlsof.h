@@ -442,6 +442,9 @@ extern int has_nfs;
 extern dev_t pipefs_dev;
 extern bool pipefs_known;
 void pipefs_probe(void);
+extern dev_t sockfs_dev;
+extern bool sockfs_known;
+void sockfs_probe(void);
 void mounts_stat(void);
 void cycle_free_sysinfo(void);
 

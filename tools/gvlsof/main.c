@@ -286,6 +286,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	pipefs_probe();
+	sockfs_probe();
 	if (opt.rpt_cond)
 		rc_ok = false;
 	do {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -419,4 +420,22 @@ void pipefs_probe(void)
 	}
 	close(p[0]);
 	close(p[1]);
+}
+
+dev_t sockfs_dev;
+bool sockfs_known;
+
+/* The device of sockfs, where every socket's inode is, from one of ours. */
+void sockfs_probe(void)
+{
+	struct stat st;
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return;
+	if (!fstat(s, &st) && S_ISSOCK(st.st_mode)) {
+		sockfs_dev = st.st_dev;
+		sockfs_known = true;
+	}
+	close(s);
 }
