@@ -166,7 +166,8 @@ void gv_names_free(struct gv_names *names)
  * each, would otherwise copy every expansion into memory of its own.
  */
 int gv_parse_names(const struct name_val *vec, size_t num,
-		   struct gv_req *reqs, struct gv_names *names)
+		   struct gv_req *reqs, struct gv_names *names,
+		   const struct gv_preread *pre)
 {
 	char prefix[GV_EXPANDED_MAX + 1], full[2 * GV_EXPANDED_MAX + 2];
 	size_t prefix_len = 0;
@@ -189,7 +190,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	for (size_t i = 0; i < num; i++)
 		src[i] = (uintptr_t)vec[i].name;
 	err = gv_strings_from_user(src, num, GV_NAME_MAX, raw, lens,
-				   &names->raw);
+				   &names->raw, pre);
 	if (err)
 		goto out;
 
