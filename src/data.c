@@ -20,7 +20,7 @@
 /* Read @fd to end of file as the value, and close it; a directory: no data. */
 static int gv_data_read(struct gv_ctx *ctx, int fd, struct gv_out *out)
 {
-	int err = gv_put_read(out, fd);
+	int err = gv_put_read(out, fd, gv_data_short_is_eof(ctx));
 
 	gv_fd_defer(&ctx->closing, fd);
 	return err == -EISDIR ? -ENODATA : err;

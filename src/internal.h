@@ -69,7 +69,7 @@ struct gv_preread {
 };
 int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
 			  struct gv_preread *pre);
-bool gv_preread_take(const struct gv_preread *pre, const struct iovec *r,
+bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
 		     void *dst);
 void gv_preread_remember(const struct iovec *r, size_t nreg);
 int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
@@ -141,7 +141,7 @@ enum gv_backend_id gv_backend_readfile(enum gv_backend_id id);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
 int gv_native_probe_nr(long nr, bool force);
 /* How auto sees the file system of $ORIGIN (batch.c). */
-enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER };
+enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC };
 /* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */
 void gv_backend_force_fs_class(int cls);
 
@@ -247,8 +247,12 @@ int gv_putf(struct gv_out *out, const char *fmt, ...)
 int gv_put_u64(struct gv_out *out, uint64_t v);
 /* A list item: @s and its NUL. */
 int gv_put_item(struct gv_out *out, const char *s, size_t n);
-/* The contents of @fd, from its offset to EOF. */
-int gv_put_read(struct gv_out *out, int fd);
+/*
+ * The contents of @fd, from its offset to EOF. @short_is_eof: a read that
+ * returns less than asked is at end of file (a regular file of a file
+ * system that says so, open.c), so no read is made to see EOF.
+ */
+int gv_put_read(struct gv_out *out, int fd, bool short_is_eof);
 /* The names of @fields as a list. */
 int gv_put_field_names(struct gv_out *out, const struct gv_field *fields);
 /*
@@ -365,6 +369,8 @@ int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
 int gv_data_open_flags(void);
 /* $ORIGIN is on a file system without special files (open.c says which) */
 bool gv_data_shortcut(struct gv_ctx *ctx);
+/* ... whose regular files end where a read returns less than asked */
+bool gv_data_short_is_eof(struct gv_ctx *ctx);
 /* data:SUBPATH with a non-empty SUBPATH (the name of a file beneath) */
 bool gv_data_is_file(const struct gv_req *req);
 

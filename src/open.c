@@ -69,6 +69,25 @@ bool gv_data_shortcut(struct gv_ctx *ctx)
 	return false;
 }
 
+/*
+ * A regular file of tmpfs or ramfs is read from the page cache to the end
+ * of what was asked or of the file, whatever comes first: a read returns
+ * less than asked only at end of file (Linux 6.12: shmem_file_read_iter(),
+ * and filemap_read() for ramfs, stop early only on a fault, or on a fatal
+ * signal, which the caller does not outlive). So no second read is needed
+ * to see end of file there. (On a disk file system a read error after the
+ * first pages also returns short; the read that follows tells EIO.)
+ */
+bool gv_data_short_is_eof(struct gv_ctx *ctx)
+{
+	const struct statfs *sfs;
+
+	if (gv_origin_statfs(ctx, &sfs))
+		return false;
+	return (uint32_t)sfs->f_type == TMPFS_MAGIC ||
+	       (uint32_t)sfs->f_type == RAMFS_MAGIC;
+}
+
 bool gv_data_is_file(const struct gv_req *req)
 {
 	return req->group == &gv_group_data && !req->err && req->arg &&

@@ -170,7 +170,7 @@ static ssize_t gv_read_user(int fd, uintptr_t dst, size_t len)
  * the batch); a file that fills it is read by the kernel straight into the
  * caller's buffer after the staged part is written there.
  */
-int gv_put_read(struct gv_out *out, int fd)
+int gv_put_read(struct gv_out *out, int fd, bool short_is_eof)
 {
 	struct gv_walk *w = out->walk;
 	size_t want, got = out->len, room;
@@ -193,6 +193,8 @@ int gv_put_read(struct gv_out *out, int fd)
 		got += n;
 		w->arena_len += n;
 		out->len = got;
+		if (short_is_eof && got < want)
+			return 0;
 	}
 	if (got < want)			/* end of file: a staged value */
 		return 0;
@@ -212,6 +214,10 @@ int gv_put_read(struct gv_out *out, int fd)
 	out->start = 0;
 	if (err)
 		return err;
+	/*
+	 * Into the caller's memory a read also returns short at a page that
+	 * faults: here the read that follows tells, whatever the file system.
+	 */
 	while (got < room) {
 		n = gv_read_user(fd, (uintptr_t)dst + got, room - got);
 		if (n < 0)

@@ -41,9 +41,11 @@
 
 /*
  * @rel opened beneath a /proc that is checked to be procfs, with @oflags;
- * -EOPNOTSUPP when /proc is not procfs (or not there).
+ * -EOPNOTSUPP when /proc is not procfs (or not there). The descriptor of
+ * /proc goes to @closing when there is one (closed with the call's).
  */
-int gv_proc_open(const char *rel, int oflags)
+static int gv_proc_open_at(const char *rel, int oflags,
+			   struct gv_closer *closing)
 {
 	struct open_how how = {
 		.flags = oflags | O_CLOEXEC,
@@ -80,20 +82,30 @@ int gv_proc_open(const char *rel, int oflags)
 		}
 	}
 	err = fd < 0 ? -errno : 0;
-	gv_fd_close(proc);
+	if (closing)
+		gv_fd_defer(closing, proc);
+	else
+		gv_fd_close(proc);
 	return err ? err : gv_fd_own(fd);
+}
+
+int gv_proc_open(const char *rel, int oflags)
+{
+	return gv_proc_open_at(rel, oflags, NULL);
 }
 
 /* The calling thread's descriptor directory, once per call. */
 static int gv_proc_fd_dir(struct gv_ctx *ctx)
 {
 	if (ctx->proc_fd == -1) {
-		int fd = gv_proc_open("thread-self/fd", O_PATH | O_DIRECTORY);
+		int fd = gv_proc_open_at("thread-self/fd",
+					 O_PATH | O_DIRECTORY, &ctx->closing);
 
 		if (fd == -EMFILE && ctx->closing.n) {
 			gv_fd_flush(&ctx->closing);
-			fd = gv_proc_open("thread-self/fd",
-					  O_PATH | O_DIRECTORY);
+			fd = gv_proc_open_at("thread-self/fd",
+					     O_PATH | O_DIRECTORY,
+					     &ctx->closing);
 		}
 
 		ctx->proc_fd = fd == -EOPNOTSUPP || fd == -ENOENT ?

@@ -24,6 +24,8 @@
 #include "internal.h"
 
 #define GV_PAGE 4096u
+/* pieces from which a batch write goes through a pipe: gv_pipe_scatter() */
+#define GV_SCATTER_PIPE 128
 /* regions a name may join: see gv_strings_from_user() */
 #define GV_RECENT_REGIONS 4
 
@@ -92,20 +94,30 @@ static void gv_pipe_drain(size_t len)
 	}
 }
 
+/* The pipe of this call, made on first use; 0 or -errno. */
+static int gv_pipe_open(void)
+{
+	int size;
+
+	if (gv_pipe[0] >= 0)
+		return 0;
+	if (pipe2(gv_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	gv_fd_own(gv_pipe[0]);
+	gv_fd_own(gv_pipe[1]);
+	size = fcntl(gv_pipe[0], F_GETPIPE_SZ);
+	gv_pipe_size = size > 0 ? (size_t)size : GV_PAGE;
+	return 0;
+}
+
 /* One copy through the pipe; the pipe is empty before and after. */
 static int gv_pipe_rw(bool write_user, uintptr_t remote, void *local,
 		      size_t len)
 {
-	if (gv_pipe[0] < 0) {
-		int size;
+	int err = gv_pipe_open();
 
-		if (pipe2(gv_pipe, O_CLOEXEC | O_NONBLOCK))
-			return -errno;
-		gv_fd_own(gv_pipe[0]);
-		gv_fd_own(gv_pipe[1]);
-		size = fcntl(gv_pipe[0], F_GETPIPE_SZ);
-		gv_pipe_size = size > 0 ? (size_t)size : GV_PAGE;
-	}
+	if (err)
+		return err;
 	while (len) {
 		size_t chunk = len < gv_pipe_size ? len : gv_pipe_size;
 		ssize_t in, out;
@@ -177,17 +189,80 @@ int gv_copy_to_user(uintptr_t dst, const void *src, size_t len)
 }
 
 /*
+ * Many small writes through the pipe: writev(2) of our pieces into it,
+ * readv(2) of them out into their places in the caller's memory, up to
+ * 1024 and a pipe's worth at a time. process_vm_writev(2) pins the
+ * caller's page anew for every iovec, some 95 ns each here, where a
+ * readv(2) from a pipe copies a piece in a few: for the value_out and
+ * error of thousands of entries, 48 bytes apart, that is most of the
+ * write. readv(2) stops at the first piece that faults, as
+ * process_vm_writev(2) does. Returns how many landed, from the first;
+ * -1 if the pipe cannot be had (then process_vm_writev does it).
+ */
+static ssize_t gv_pipe_scatter(const struct iovec *l, const struct iovec *r,
+			       size_t n)
+{
+	size_t done = 0;
+
+	if (gv_pipe_open())
+		return -1;
+	while (done < n) {
+		size_t k = 0, total = 0, landed = 0;
+		ssize_t in, got;
+
+		while (done + k < n && k < 1024 &&
+		       total + l[done + k].iov_len <= gv_pipe_size) {
+			uintptr_t dst = (uintptr_t)r[done + k].iov_base;
+
+			if (!dst || dst + r[done + k].iov_len < dst)
+				break;
+			total += l[done + k].iov_len;
+			k++;
+		}
+		if (!k)	/* a piece larger than the pipe, or a bad address */
+			return done;
+		in = syscall(SYS_writev, gv_pipe[1], l + done, k);
+		if (in != (ssize_t)total) {
+			gv_pipe_drain(in > 0 ? in : 0);
+			return done ? (ssize_t)done : -1;
+		}
+		got = syscall(SYS_readv, gv_pipe[0], r + done, k);
+		if (got == (ssize_t)total) {
+			done += k;
+			continue;
+		}
+		gv_pipe_drain(total - (got > 0 ? got : 0));
+		while (got > 0 && landed < k &&
+		       (size_t)got >= l[done + landed].iov_len) {
+			got -= l[done + landed].iov_len;
+			landed++;
+		}
+		return done + landed;
+	}
+	return done;
+}
+
+/*
  * Write @n pairs of iovecs (@l[i] into @r[i], the same length), up to
  * 1024 (IOV_MAX) per system call. Returns how many of them, from the
  * first, landed completely: @n when all did. The kernel copies in order
  * and stops at the first fault, so nothing after the one that did not
- * land was written.
+ * land was written. Past GV_SCATTER_PIPE pieces, through the pipe.
  */
 size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
 			   size_t n)
 {
 	size_t done = 0;
+	ssize_t piped;
 
+	if (n >= GV_SCATTER_PIPE &&
+	    !__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
+		piped = gv_pipe_scatter(l, r, n);
+		if (piped >= 0 && (size_t)piped < n &&
+		    l[piped].iov_len <= gv_pipe_size)
+			return piped;	/* a fault */
+		done = piped > 0 ? piped : 0;
+	}
 	while (done < n) {
 		size_t k = 0, total = 0, landed = 0;
 		ssize_t got;
@@ -336,19 +411,27 @@ int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
 	return 0;
 }
 
-/* Copy region @r from @pre into @dst if @pre read all of it. */
-bool gv_preread_take(const struct gv_preread *pre, const struct iovec *r,
+/*
+ * Copy region @r from @pre into @dst if @pre asked for all of it: what it
+ * read is what a read of @r would have read, up to the same bad page
+ * (then @r is cut short there, as such a read leaves it).
+ */
+bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
 		     void *dst)
 {
 	uintptr_t a = (uintptr_t)r->iov_base;
-	size_t off = 0;
+	size_t off = 0, at, n;
 
 	for (unsigned int k = 0; pre && k < pre->n; off += pre->len[k++]) {
-		if (a < pre->base[k] || a - pre->base[k] > pre->got[k] ||
-		    r->iov_len > pre->got[k] - (a - pre->base[k]))
+		if (a < pre->base[k] || a - pre->base[k] > pre->len[k] ||
+		    r->iov_len > pre->len[k] - (a - pre->base[k]))
 			continue;
-		memcpy(dst, pre->data + off + (a - pre->base[k]),
-		       r->iov_len);
+		at = a - pre->base[k];
+		n = pre->got[k] > at ? pre->got[k] - at : 0;
+		if (n > r->iov_len)
+			n = r->iov_len;
+		memcpy(dst, pre->data + off + at, n);
+		r->iov_len = n;
 		return true;
 	}
 	return false;

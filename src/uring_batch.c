@@ -699,7 +699,7 @@ int gv_uring_batch_get(struct gv_batch *b, size_t i, struct gv_out *out)
 		if (!err)
 			err = gv_put(out, &j->eof_byte, 1);
 		if (!err)
-			err = gv_put_read(out, j->fd);
+			err = gv_put_read(out, j->fd, false);
 		gv_fd_close(j->fd);
 		j->fd = -1;
 		return err;

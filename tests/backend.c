@@ -782,20 +782,33 @@ static void test_auto(void)
 		gv_backend_force_fs_class(-1);
 	}
 
-	/* procfs: one at a time */
+	/*
+	 * procfs: one at a time up to 15 files, io_uring's workers from 16
+	 * on, where they have a CPU of their own.
+	 */
 	{
-		struct name_val vec[FILES];
-		char buf[FILES * 4096];
-		int n;
+		static const int counts[] = { FILES, 15, 16, 64 };
+		struct name_val vec[64];
+		static char buf[64 * 4096];
+		cpu_set_t set;
+		bool two = !sched_getaffinity(0, sizeof(set), &set) &&
+			   CPU_COUNT(&set) >= 2;
 
-		for (int i = 0; i < FILES; i++)
-			vec[i] = (struct name_val){ .name = i ? ":stat" :
-							     "data:stat" };
-		vec[0].value_in = (struct iovec){ buf, sizeof(buf) };
-		n = getvalues(AT_FDCWD, "/proc/self", vec, FILES, 0);
-		tap_ok(n == FILES && !vec[FILES - 1].error &&
-		       gv_backend_last() == GV_BACKEND_SYNC,
-		       "auto, %d files on procfs: sync", FILES);
+		for (size_t k = 0; k < GV_ARRAY_SIZE(counts); k++) {
+			enum gv_backend_id want = counts[k] >= 16 && two ?
+				GV_BACKEND_URING : GV_BACKEND_SYNC;
+			int n, num = counts[k];
+
+			for (int i = 0; i < num; i++)
+				vec[i] = (struct name_val){
+					.name = i ? ":stat" : "data:stat" };
+			vec[0].value_in = (struct iovec){ buf, sizeof(buf) };
+			n = getvalues(AT_FDCWD, "/proc/self", vec, num, 0);
+			tap_ok(n == num && !vec[num - 1].error &&
+			       gv_backend_last() == want,
+			       "auto, %d files on procfs: %s", num,
+			       want == GV_BACKEND_URING ? "uring" : "sync");
+		}
 	}
 }
 
