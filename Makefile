@@ -58,7 +58,10 @@ LDLIBS_ALL	:= $(LIB_LIBS)
 LIB_SRCS	:= $(sort $(wildcard src/*.c))
 LIB_OBJS	:= $(LIB_SRCS:src/%.c=$(B)/src/%.o)
 TOOL_SRCS	:= $(sort $(wildcard tools/*.c))
-TOOLS		:= $(TOOL_SRCS:tools/%.c=$(B)/tools/%)
+TOOLS		:= $(TOOL_SRCS:tools/%.c=$(B)/tools/%) $(B)/tools/gvlsof
+# gvlsof is a directory of sources (tools/gvlsof/), one binary
+GVLSOF_SRCS	:= $(sort $(wildcard tools/gvlsof/*.c))
+GVLSOF_OBJS	:= $(GVLSOF_SRCS:tools/gvlsof/%.c=$(B)/tools/gvlsof-obj/%.o)
 TESTLIB_SRCS	:= $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS	:= $(TESTLIB_SRCS:tests/lib/%.c=$(B)/tests/lib/%.o)
 TEST_SRCS	:= $(sort $(wildcard tests/*.c))
@@ -151,6 +154,16 @@ $(B)/tools/%: tools/%.c $(STLIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(STLIB) $(LDLIBS_ALL)
+
+$(B)/tools/gvlsof-obj/%.o: tools/gvlsof/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/tools/gvlsof: $(GVLSOF_OBJS) $(STLIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $(GVLSOF_OBJS) \
 		$(STLIB) $(LDLIBS_ALL)
 
 $(B)/tests/%: tests/%.c $(TESTLIB_OBJS) $(STLIB)
@@ -344,6 +357,7 @@ help:
 clean:
 	rm -rf build build-san build-static build-fuzz getvalues.pc
 
--include $(shell find $(B) $(FZ) -name '*.d' 2>/dev/null)
+# (build/tools/gvlsof.d is from when gvlsof was one file: not read)
+-include $(filter-out %/tools/gvlsof.d,$(shell find $(B) $(FZ) -name '*.d' 2>/dev/null))
 
 FORCE:

@@ -41,14 +41,14 @@ section "getvalues(): the mount a path is on, without parsing mountinfo" \
 section "getvalues(): the same as JSON" "getvalues --json / mnt:fstype stat:ino"
 "$GV" --json / mnt:fstype stat:ino
 
-section "gvlsof: lsof -n -P output from a handful of getvalues() calls" "gvlsof -p $$ | head"
-"$B/tools/gvlsof" -p $$ | head -8
+section "gvlsof: lsof -n -P output from a handful of getvalues() calls" "gvlsof -n -P -p $$ | head"
+"$B/tools/gvlsof" -n -P -p $$ | head -8
 
 section "gvlsof vs lsof vs lsfd: every open file, median wall time of 5 runs"
 procs=$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)
-rows=$("$B/tools/gvlsof" 2>/dev/null | wc -l)
-gv_ms=$(median_ms "$B/tools/gvlsof")
-printf '   %-12s %6s ms\n' "gvlsof" "$gv_ms"
+rows=$("$B/tools/gvlsof" -n -P 2>/dev/null | wc -l)
+gv_ms=$(median_ms "$B/tools/gvlsof" -n -P)
+printf '   %-12s %6s ms\n' "gvlsof -n -P" "$gv_ms"
 
 # One more tool's median, and how many times longer than gvlsof it takes.
 against() {
