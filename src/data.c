@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -68,12 +69,21 @@ static int gv_data_value(struct gv_ctx *ctx, int kind,
 	return kind;
 }
 
+static bool gv_data_on_procfs(struct gv_ctx *ctx)
+{
+	const struct statfs *sfs;
+
+	return !gv_origin_statfs(ctx, &sfs) &&
+	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
+}
+
 /*
  * The shortcut of open.c: open by name. A symlink is what refuses (ELOOP).
- * Once a name in a directory turned out to be a link, the next names there
- * are read as links first (the /proc/PID/fd/N pattern): one system call,
- * not two. readlinkat(2) of the last component neither follows it nor
- * leaves the confined directory; EINVAL says it is no link after all.
+ * A name with the shape of a procfs symlink is read as a link first, and
+ * elsewhere (sysfs), once a name in a directory turned out to be a link,
+ * the next names there are: one system call, not two. readlinkat(2) of the
+ * last component neither follows it nor leaves the confined directory;
+ * EINVAL says it is no link after all.
  */
 static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 			   struct gv_out *out)
@@ -81,8 +91,16 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 	const char *base;
 	int dfd, fd;
 
+	if (gv_data_proc_link(ctx, sub)) {
+		dfd = gv_lookup_parent(ctx, sub, &base);
+		if (dfd < 0)
+			return dfd;
+		fd = gv_data_readlink(dfd, base, out);
+		if (fd != -EINVAL)
+			return fd;
+	}
 	dfd = gv_lookup_cached(ctx, sub, &base);
-	if (dfd >= 0 && dfd == ctx->link_dir) {
+	if (dfd >= 0 && dfd == ctx->link_dir && !gv_data_on_procfs(ctx)) {
 		fd = gv_data_readlink(dfd, base, out);
 		if (fd != -EINVAL)
 			return fd;
@@ -100,7 +118,7 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 	fd = gv_data_readlink(dfd, base, out);
 	if (fd == -EINVAL)
 		return -ELOOP;
-	if (!fd)
+	if (!fd && !gv_data_on_procfs(ctx))
 		ctx->link_dir = dfd;
 	return fd;
 }

@@ -374,6 +374,8 @@ bool gv_data_shortcut(struct gv_ctx *ctx);
 bool gv_data_short_is_eof(struct gv_ctx *ctx);
 /* data:SUBPATH with a non-empty SUBPATH (the name of a file beneath) */
 bool gv_data_is_file(const struct gv_req *req);
+/* @sub has the shape of one of procfs's symlinks, $ORIGIN on procfs */
+bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub);
 
 /* the groups */
 extern const struct gv_group gv_group_mnt, gv_group_mntns, gv_group_xattr,

@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +87,48 @@ bool gv_data_short_is_eof(struct gv_ctx *ctx)
 		return false;
 	return (uint32_t)sfs->f_type == TMPFS_MAGIC ||
 	       (uint32_t)sfs->f_type == RAMFS_MAGIC;
+}
+
+/*
+ * Whether @sub, beneath a procfs $ORIGIN, has the shape of one of procfs's
+ * symlinks (Linux 6.12, fs/proc/base.c, fd.c, namespaces.c, root.c,
+ * self.c, thread_self.c): PID/fd/N, PID/map_files/RANGE, PID/ns/NAME,
+ * PID/{cwd,exe,root} (and under task/TID/), and self, thread-self, mounts,
+ * net at the top. A name of that shape is read as a link first, one
+ * readlinkat(2), not an open that O_NOFOLLOW refuses and then the readlink;
+ * the io_uring batch leaves it to data.c for the same reason. A wrong
+ * guess costs a system call, never a wrong value: readlinkat(2) says
+ * EINVAL for what is no link.
+ */
+bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
+{
+	static const char *const top[] = { "self", "thread-self", "mounts",
+					   "net" };
+	static const char *const pid[] = { "cwd", "exe", "root" };
+	static const char *const dirs[] = { "fd", "map_files", "ns" };
+	const char *base = strrchr(sub, '/'), *parent;
+	const struct statfs *sfs;
+	size_t plen;
+
+	if (gv_origin_statfs(ctx, &sfs) ||
+	    (uint32_t)sfs->f_type != PROC_SUPER_MAGIC)
+		return false;
+	/* $ORIGIN may be /proc or a PID directory: both lists at its top */
+	for (size_t i = 0; !base && i < GV_ARRAY_SIZE(top); i++)
+		if (!strcmp(sub, top[i]))
+			return true;
+	for (size_t i = 0; i < GV_ARRAY_SIZE(pid); i++)
+		if (!strcmp(base ? base + 1 : sub, pid[i]))
+			return true;
+	if (!base)
+		return false;
+	for (parent = base; parent > sub && parent[-1] != '/'; parent--)
+		;
+	plen = base - parent;
+	for (size_t i = 0; i < GV_ARRAY_SIZE(dirs); i++)
+		if (strlen(dirs[i]) == plen && !memcmp(parent, dirs[i], plen))
+			return true;
+	return false;
 }
 
 bool gv_data_is_file(const struct gv_req *req)

@@ -277,6 +277,8 @@ static bool gv_has_component(const char *path, const char *name)
  * Files the ring must leave to data.c, opened by name on procfs and the
  * like (GV_DATA_TRY):
  *   - a name with "thread-self": an io-wq worker would open it as itself;
+ *   - a name of a procfs symlink (gv_data_proc_link()): the ring's open,
+ *     O_NOFOLLOW, would fail, and data.c would do it all again;
  *   - procfs's kmsg, the one file of those file systems whose read, with
  *     O_NONBLOCK, gives EAGAIN (Linux 6.12: fs/proc/kmsg.c): io_uring
  *     counts O_NONBLOCK as "may retry" on a file it can poll, and would
@@ -286,7 +288,8 @@ static bool gv_ring_refuses(struct gv_ctx *ctx, const char *path)
 {
 	const struct statfs *sfs;
 
-	if (gv_has_component(path, "thread-self"))
+	if (gv_has_component(path, "thread-self") ||
+	    gv_data_proc_link(ctx, path))
 		return true;
 	return !strcmp(path, "kmsg") && !gv_origin_statfs(ctx, &sfs) &&
 	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;

@@ -277,6 +277,16 @@ int batch_run(struct batch *b, const char *origin)
 		else
 			size *= 2;
 	}
+	/*
+	 * Every name here looks beneath @origin, which needs openat2(2): a
+	 * kernel without it (or a seccomp profile that refuses it) gives
+	 * ENOSYS for each, and nothing could be listed.
+	 */
+	for (size_t i = 0; i < b->n; i++)
+		if (b->vec[i].error == ENOSYS)
+			die("getvalues(%s): %s: the lookups beneath it need "
+			    "openat2(2), Linux 5.6 or later", origin,
+			    strerror(ENOSYS));
 	return 0;
 }
 
