@@ -222,6 +222,7 @@ struct gv_req {
 	const char *arg;		/* SUBPATH, xattr name: NUL-terminated */
 	uint32_t id;			/* mntns:ID */
 	bool has_id;
+	bool bad_id;			/* ID is no number (err ENOENT) */
 	bool follow;			/* stat (true) or lstat (false) */
 	int err;			/* > 0: the name itself is bad */
 };

@@ -14,6 +14,7 @@ enum gv_scratch_id {
 	GV_SCRATCH_REQS,	/* getvalues.c: the parsed names */
 	GV_SCRATCH_NAMES,	/* names.c: where each name is and its length */
 	GV_SCRATCH_ARENA,	/* walk.h: the staged values */
+	GV_SCRATCH_IOV,		/* walk.c: the iovecs of a write */
 	GV_SCRATCH_PREREAD,	/* getvalues.c: names read with the vector */
 	GV_SCRATCH_NR,
 };
