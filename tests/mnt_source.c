@@ -219,7 +219,10 @@ static int missing_forced(void)
 	return diff_all(&mi, ENOSYS) != 0;
 }
 
-/* With statmount() working, auto never opens mountinfo. */
+/*
+ * mountinfo unreadable, statmount() working: a call for the whole table,
+ * which auto would answer from mountinfo, is answered by statmount().
+ */
 static int auto_opens_nothing(void)
 {
 	deny_open(EACCES);
@@ -250,8 +253,12 @@ static unsigned long long rchar(void)
 	return n - (p ? strtoull(p + 6, NULL, 10) : 0);
 }
 
-/* A call asking every field of every mount reads mountinfo once. */
-static int mountinfo_once(void)
+/*
+ * A call asking every field of every mount reads mountinfo once: forced,
+ * and in auto mode, which reads the whole table for a bulk call (the list,
+ * or GV_MNT_BULK mounts by ID or more).
+ */
+static int mountinfo_once_as(const char *source)
 {
 	unsigned long long before, used, size = 0;
 	char buf[4096];
@@ -261,15 +268,50 @@ static int mountinfo_once(void)
 	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
 		size += n;
 	close(fd);
-	gv_mnt_force_source("mountinfo");
+	gv_mnt_force_source(source);
 	before = rchar();
 	if (diff_all(&mi, 0))
 		return 1;
 	/* diff_all makes two calls: mntns, then all the fields */
 	used = rchar() - before;
-	printf("# mountinfo is %llu bytes; two calls read %llu\n", size,
-	       used);
-	return used > 3 * size;
+	printf("# %s: mountinfo is %llu bytes; two calls read %llu\n",
+	       source, size, used);
+	return used < size || used > 3 * size;
+}
+
+static int mountinfo_once(void)
+{
+	return mountinfo_once_as("mountinfo");
+}
+
+static int mountinfo_once_auto(void)
+{
+	return mountinfo_once_as("auto");
+}
+
+/* With statmount(), auto answers a few mounts by ID without mountinfo. */
+static int few_by_statmount(void)
+{
+	size_t n = mi.n < 4 ? mi.n : 4, bad = 0;
+	unsigned long ids[4] = { 0 }, before, used, noise;
+	struct ns_fetch r;
+
+	for (size_t i = 0; i < n; i++)
+		ids[i] = mi.m[i].id;
+	gv_mnt_force_source("auto");
+	before = rchar();
+	noise = rchar() - before;	/* reading /proc/self/io itself */
+	before = rchar();
+	ns_fetch(&r, ids, n);
+	used = rchar() - before;
+	for (size_t i = 0; i < n; i++)
+		for (int f = 0; f < MF_NUM; f++)
+			bad += !nv_is(&r.vec[i * (1 + MF_NUM) + 1 + f],
+				      mi.m[i].val[f], mi.m[i].len[f]);
+	ns_fetch_free(&r);
+	printf("# %zu mounts by ID: %zu differences, %lu bytes read "
+	       "(reading /proc/self/io: %lu)\n", n, bad, used, noise);
+	return bad || used > 2 * noise + 64;
 }
 
 int main(void)
@@ -278,7 +320,7 @@ int main(void)
 
 	/* the library's own sources: not the native system call's */
 	gv_backend_force(GV_BACKEND_SYNC);
-	tap_plan(10);
+	tap_plan(12);
 	tap_is_long(in_child(env_bad), 0,
 		    "GETVALUES_MOUNT_SOURCE=kernel (unknown): ENOSYS");
 	tap_is_long(in_child(env_mountinfo), 0,
@@ -301,15 +343,26 @@ int main(void)
 		    "statmount() missing, statmount forced: ENOSYS everywhere");
 	if (have)
 		tap_is_long(in_child(auto_opens_nothing), 0,
-			    "with statmount(), auto never opens mountinfo");
+			    "mountinfo unreadable: auto's bulk call asks "
+			    "statmount() instead");
 	else
 		tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
-	if (access("/proc/self/io", R_OK) == 0)
+	if (access("/proc/self/io", R_OK) == 0) {
 		tap_is_long(in_child(mountinfo_once), 0,
 			    "mountinfo is read once per call, not once per name");
-	else
-		tap_skip(1, "kernel without task I/O accounting "
+		tap_is_long(in_child(mountinfo_once_auto), 0,
+			    "auto: a call for every mount reads mountinfo once");
+	} else {
+		tap_skip(2, "kernel without task I/O accounting "
 			 "(CONFIG_TASK_IO_ACCOUNTING: /proc/self/io)");
+	}
+	if (have && access("/proc/self/io", R_OK) == 0)
+		tap_is_long(in_child(few_by_statmount), 0,
+			    "auto: a few mounts by ID from statmount(), no "
+			    "file read");
+	else
+		tap_skip(1, "needs statmount() (Linux 6.8) and "
+			 "/proc/self/io (CONFIG_TASK_IO_ACCOUNTING)");
 	gv_mnt_force_source("statmount");
 	if (!have)
 		tap_is_long(mnt_id_error(), ENOSYS,
