@@ -92,6 +92,7 @@ static int gv_ring_check_ops(struct io_uring *ring)
 {
 	static const int ops[] = {
 		IORING_OP_OPENAT2, IORING_OP_READ, IORING_OP_CLOSE,
+		IORING_OP_FILES_UPDATE,
 	};
 	struct io_uring_probe *probe = io_uring_get_probe_ring(ring);
 	int err = 0;

@@ -12,23 +12,34 @@
  * FIFO in. That cannot be done in the ring: a direct descriptor cannot be
  * looked at, and io_uring hands an open through a magic link to a worker
  * thread (11-25 us instead of 5). So each such file is opened in system
- * calls while the ring reads the files already open, and closed here once
- * both of its reads are done (closing it in the ring would free its number
- * at a moment this thread does not see, while fds.c still owns it):
+ * calls while the ring reads the files already open. Its descriptor is
+ * put into a direct slot (a slot of the ring's registered file table) by
+ * the first request of its chain, and closed here once the chain is done
+ * (closing it in the ring would free its number at a moment this thread
+ * does not see, while fds.c still owns it):
  *
- *   read -> read 1 byte
- *     HARDLINK
+ *   files update -> read -> read 1 byte -> close of the slot
+ *              LINK    HARDLINK      HARDLINK
  *
  * The reads are hard-linked, so that a short read (which io_uring counts
  * as a failure) still lets the second one run. The second read proves end
  * of file: the sync path reads until read(2) returns 0, and a procfs or
  * sysfs file may well return less than asked before its end. Where open.c
  * opens by name (procfs, sysfs and cgroupfs hold no special files), so
- * does the ring: an openat2 with RESOLVE_IN_ROOT | RESOLVE_NO_XDEV into a
- * direct descriptor (a slot of the ring's registered file table), linked
- * in front of the same two reads and a close of the slot. A name with a
- * "thread-self" component is left to data.c: an io-wq worker would open
- * it as itself, not as the caller.
+ * does the ring: an openat2 with RESOLVE_IN_ROOT | RESOLVE_NO_XDEV into
+ * the slot takes the place of the files update.
+ *
+ * No descriptor number is ever looked up outside this thread. io_uring
+ * hands work it cannot do at once to io-wq worker threads, and a worker
+ * keeps the descriptor table its thread had when the worker was made: after
+ * unshare(CLONE_FILES) a number may name another file there. The head of
+ * a chain is issued by io_uring_enter() in this thread; the ring's opens
+ * carry RESOLVE_CACHED, so that one whose lookup is not all in the dcache
+ * fails with EAGAIN (and data.c opens that file) instead of being handed
+ * to a worker with $ORIGIN's number; and every read names a direct slot,
+ * which is the ring's, never a number. Names whose lookup can never be
+ * cached (a "self" or "thread-self" component: procfs follows those links
+ * only outside RCU) are left to data.c from the start.
  *
  * Where the bytes go. The first entry of the batch is the one the walk is
  * at: its place in the caller's buffer is known, and so are the places of
@@ -78,10 +89,10 @@ struct gv_job {
 	size_t room;		/* placed: the room; staged: the most it has */
 	bool placed;		/* dst is in the caller's buffer */
 	bool chain;		/* in the buffer the walk is at, no gap */
-	bool direct;		/* opened by the ring into a direct slot */
+	bool direct;		/* opened by the ring into its slot */
 	bool done;		/* every completion of its chain is in */
 	unsigned int owed;	/* completions still to come */
-	unsigned int slot;	/* direct: its slot */
+	unsigned int slot;	/* its direct slot, for the chain */
 	int fd;			/* opened by open.c, closed here */
 	int state;
 	int err;
@@ -145,14 +156,17 @@ void gv_uring_batch_free(struct gv_batch *b)
 {
 	if (!b)
 		return;
-	/* a request in flight holds its own reference to the file */
+	/* a request in flight reads through its slot, not this number */
 	for (size_t k = 0; k < b->njobs; k++)
 		if (!b->jobs[k].direct)
 			gv_fd_close(b->jobs[k].fd);
 	/*
 	 * Reads still in flight in a ring that broke under them may land in
-	 * the staging memory later: it is left to them, never reused.
+	 * the staging memory later, and their end-of-file bytes in the jobs:
+	 * both are left to them, never reused (getvalues(3), BUGS).
 	 */
+	if (b->lost)
+		b->jobs = NULL;
 	if (!b->lost) {
 		for (size_t k = 0; k < b->nchunks; k++)
 			free(b->chunks[k]);
@@ -276,7 +290,8 @@ static bool gv_has_component(const char *path, const char *name)
 /*
  * Files the ring must leave to data.c, opened by name on procfs and the
  * like (GV_DATA_TRY):
- *   - a name with "thread-self": an io-wq worker would open it as itself;
+ *   - a name with a "self" or "thread-self" component: a cached lookup
+ *     (RESOLVE_CACHED) cannot follow those links, the open would fail;
  *   - a name of a procfs symlink (gv_data_proc_link()): the ring's open,
  *     O_NOFOLLOW, would fail, and data.c would do it all again;
  *   - procfs's kmsg, the one file of those file systems whose read, with
@@ -289,7 +304,7 @@ static bool gv_ring_refuses(struct gv_ctx *ctx, const char *path)
 	const struct statfs *sfs;
 
 	if (gv_has_component(path, "thread-self") ||
-	    gv_data_proc_link(ctx, path))
+	    gv_has_component(path, "self") || gv_data_proc_link(ctx, path))
 		return true;
 	return !strcmp(path, "kmsg") && !gv_origin_statfs(ctx, &sfs) &&
 	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
@@ -406,11 +421,13 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 }
 
 /*
- * Queue the requests of @j (job number @k). On procfs and the like: first
- * an openat2 into its direct slot, linked, so that a failed open cancels
- * the rest, and a close of the slot at the end. (Not IOSQE_CQE_SKIP_SUCCESS
- * on it: a failed request with it also hides the completions of the ones
- * it cancels, and the count of completions would depend on the outcome.)
+ * Queue the requests of @j (job number @k): first what puts its file into
+ * its direct slot (an openat2 on procfs and the like, else a files update
+ * with the descriptor open.c opened), linked, so that its failure cancels
+ * the rest; then the two reads; a close of the slot at the end. (Not
+ * IOSQE_CQE_SKIP_SUCCESS on it: a failed request with it also hides the
+ * completions of the ones it cancels, and the count of completions would
+ * depend on the outcome.)
  */
 static bool gv_prep_chain(struct gv_ring *r, int origin, struct gv_job *j,
 			  size_t k)
@@ -418,39 +435,36 @@ static bool gv_prep_chain(struct gv_ring *r, int origin, struct gv_job *j,
 	static const struct open_how how = {
 		/* as open.c opens, but O_CLOEXEC is not for direct slots */
 		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_XDEV,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_XDEV | RESOLVE_CACHED,
 	};
-	unsigned int fixed = j->direct ? IOSQE_FIXED_FILE : 0;
-	int fd = j->direct ? (int)j->slot : j->fd;
-	unsigned int n = j->direct ? 4 : 2;
 	struct io_uring_sqe *sqe;
 
 	/* a chain must not be split by a submission: room for all of it */
-	if (io_uring_sq_space_left(&r->ring) < n && gv_ring_submit(r))
+	if (io_uring_sq_space_left(&r->ring) < 4 && gv_ring_submit(r))
 		return false;
-	if (j->direct) {
-		sqe = io_uring_get_sqe(&r->ring);
+	sqe = io_uring_get_sqe(&r->ring);
+	if (j->direct)
 		io_uring_prep_openat2_direct(sqe, origin, j->path,
 					     (struct open_how *)&how, j->slot);
-		sqe->flags |= IOSQE_IO_LINK;
-		sqe->user_data = gv_tag(j->slot, GV_OP_OPEN, k);
-	}
+	else	/* fget() of the number now, in this thread */
+		io_uring_prep_files_update(sqe, &j->fd, 1, (int)j->slot);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe->user_data = gv_tag(j->slot, GV_OP_OPEN, k);
+
 	sqe = io_uring_get_sqe(&r->ring);
-	io_uring_prep_read(sqe, fd, j->dst, j->len, -1);
-	sqe->flags |= fixed | IOSQE_IO_HARDLINK;
+	io_uring_prep_read(sqe, (int)j->slot, j->dst, j->len, -1);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
 	sqe->user_data = gv_tag(j->slot, GV_OP_READ, k);
 
 	sqe = io_uring_get_sqe(&r->ring);
-	io_uring_prep_read(sqe, fd, &j->eof_byte, 1, -1);
-	sqe->flags |= fixed | (j->direct ? IOSQE_IO_HARDLINK : 0);
+	io_uring_prep_read(sqe, (int)j->slot, &j->eof_byte, 1, -1);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
 	sqe->user_data = gv_tag(j->slot, GV_OP_EOF, k);
 
-	if (j->direct) {
-		sqe = io_uring_get_sqe(&r->ring);
-		io_uring_prep_close_direct(sqe, j->slot);
-		sqe->user_data = gv_tag(j->slot, GV_OP_CLOSE, k);
-	}
-	j->owed = n;
+	sqe = io_uring_get_sqe(&r->ring);
+	io_uring_prep_close_direct(sqe, j->slot);
+	sqe->user_data = gv_tag(j->slot, GV_OP_CLOSE, k);
+	j->owed = 4;
 	return true;
 }
 
@@ -501,9 +515,8 @@ static size_t gv_batch_reap(struct gv_ring *r, struct gv_batch *b,
 			continue;
 		j->done = true;
 		done++;
-		if (j->direct)
-			slots[(*nslots)++] = j->slot;
-		else if (j->res_eof != 1 || j->placed) {
+		slots[(*nslots)++] = j->slot;
+		if (!j->direct && (j->res_eof != 1 || j->placed)) {
 			gv_fd_defer(b->closing, j->fd);
 			j->fd = -1;
 		}	/* else batch_get reads on from it */
@@ -537,8 +550,7 @@ static void gv_batch_run(struct gv_ring *r, struct gv_ctx *ctx,
 			struct gv_job *j = &b->jobs[next];
 
 			if (gv_job_open(r, ctx, b, j)) {
-				if (j->direct)
-					j->slot = slots[--nslots];
+				j->slot = slots[--nslots];
 				if (!gv_prep_chain(r, ctx->origin, j, next)) {
 					b->lost = inflight > 0;
 					return;
@@ -691,9 +703,14 @@ int gv_uring_batch_get(struct gv_batch *b, size_t i, struct gv_out *out)
 			return gv_out_direct_done(out, j->n);
 		return gv_put(out, j->dst, j->n);
 	case GV_JOB_FULL:
-		/* at least len bytes, and no room for them */
+		/*
+		 * At least len bytes, and no room for them: EOVERFLOW, or
+		 * EFAULT if the part that fits cannot be written (as in
+		 * data.c, the write decides).
+		 */
 		if (j->len >= out->room)
-			return -EOVERFLOW;
+			return j->placed ? -EOVERFLOW :
+				gv_put(out, j->dst, j->n);
 		break;
 	}
 	if (j->done && j->res_eof == 1 && j->fd >= 0) {
