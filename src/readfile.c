@@ -5,16 +5,23 @@
  *
  * SPEC v2: the file is opened as openat(2) opens it, with no O_NONBLOCK of
  * the library's own: a FIFO waits for a writer, a conflicting lease is
- * waited for. So readfile() can block as long as open(2) and read(2) can,
- * and is a cancellation point as they are: it calls glibc's openat() and
- * read(), where a pthread_cancel() is acted upon, and a cleanup handler
- * closes the descriptor if that happens during a read. A fork() in another
- * thread meanwhile neither waits nor keeps the descriptor (fds.c).
+ * waited for. So readfile() can block as long as open(2) and read(2) can.
+ *
+ * It is a cancellation point before the open and in its reads, where a
+ * cleanup handler closes the descriptor. The open itself is not: glibc's
+ * openat() acts on a cancellation that arrives while the kernel opens the
+ * file once the descriptor is made, before the caller can know its number
+ * (glibc bug 12683), and a readfile() cancelled there would leave it open.
+ * So the open is a plain system call, and a cancellation that arrives
+ * while it waits (a FIFO with no writer) is acted upon at the first read.
+ * A fork() in another thread meanwhile neither waits nor keeps the
+ * descriptor (fds.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -60,7 +67,9 @@ ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
 	/* glibc declares @path non-null; the kernel would say EFAULT */
 	if (!path)
 		return -EFAULT;
-	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
+	pthread_testcancel();
+	fd = syscall(SYS_openat, dfd, path,
+		     O_RDONLY | O_CLOEXEC | O_NOCTTY | O_LARGEFILE | flags);
 	if (fd < 0)
 		return -errno;
 	gv_fd_own(fd);
