@@ -76,23 +76,39 @@ enum gv_backend_id gv_backend_last(void)
 	return gv_last;
 }
 
+/* Why a probe may fail now and work later: not remembered. */
+static bool gv_probe_transient(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM;
+}
+
 /*
- * 0 if backend @id works in this process, else -ENOSYS. Racing first calls
- * may both probe; probes are idempotent, so they store the same answer. A
- * backend that stops working later (a seccomp filter installed after the
- * probe) says so with gv_backend_lost(): auto then falls back to sync by
- * itself, and a forced one fails with ENOSYS from then on (SPEC v2).
+ * 0 if backend @id works in this process, else -ENOSYS; or, when the probe
+ * could not tell for want of a descriptor or of memory, that error, and
+ * the next call probes again. Racing first calls may both probe; probes
+ * are idempotent, so they store the same answer. A backend that stops
+ * working later (a seccomp filter installed after the probe) says so with
+ * gv_backend_lost(): auto then falls back to sync by itself, and a forced
+ * one fails with ENOSYS from then on (SPEC v2).
+ *
+ * A probe opens and reads files: never a cancellation point, so that a
+ * pthread_cancel() cannot leave its descriptors open.
  */
 int gv_backend_usable(enum gv_backend_id id)
 {
-	int r;
+	int r, cancel;
 
 	if (id <= GV_BACKEND_AUTO || id >= (int)GV_ARRAY_SIZE(gv_backends) ||
 	    !gv_backends[id])
 		return -ENOSYS;
 	r = __atomic_load_n(&gv_probed[id], __ATOMIC_ACQUIRE);
 	if (r == 0) {
-		r = gv_backends[id]->probe() == 0 ? 1 : -ENOSYS;
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+		r = gv_backends[id]->probe();
+		pthread_setcancelstate(cancel, NULL);
+		if (gv_probe_transient(r))
+			return r;
+		r = r == 0 ? 1 : -ENOSYS;
 		__atomic_store_n(&gv_probed[id], r, __ATOMIC_RELEASE);
 	}
 	return r == 1 ? 0 : -ENOSYS;

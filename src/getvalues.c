@@ -46,30 +46,46 @@ static int gv_open_origin(int dfd, const char *path, unsigned int flags)
 }
 
 /*
- * getvalues(dfd, "", ..., AT_EMPTY_PATH): $ORIGIN is @dfd itself, which the
- * call can work with as it is, with no descriptor of its own (two system
- * calls fewer, none taken from RLIMIT_NOFILE). fstatfs(2), which data:
- * needs anyway, says that it is a descriptor (else EBADF from open_tree).
- * The caller's descriptor is used as the kernel would use it, without a
- * reference of its own: closed meanwhile by another thread, the number
- * names whatever the caller opened next, as for read(2).
+ * getvalues(dfd, "", ..., AT_EMPTY_PATH): $ORIGIN is the file @dfd names,
+ * taken with F_DUPFD_CLOEXEC, cheaper than open_tree(2). The call works on
+ * a descriptor of its own, as the kernel holds a reference to the file for
+ * the whole of a system call: the caller's number may be closed or dup2()ed
+ * over by another thread meanwhile, and the checks data: makes once per
+ * call (the file system, from fstatfs(2)) would no longer hold of what it
+ * names. The copy is closed with the call's other descriptors.
+ *
+ * With no descriptor free, the call still goes on, as the kernel's would,
+ * on the caller's number itself; then nothing is opened by name on the
+ * strength of that check (gv_data_shortcut()): every data: file is pinned
+ * and looked at first, so a number dup2()ed over meanwhile makes the call
+ * read regular files of another directory at worst, as openat(2) would.
  */
-static int gv_borrow_origin(struct gv_ctx *ctx, int dfd, const char *path,
-			    unsigned int flags)
+static int gv_dup_origin(struct gv_ctx *ctx, int dfd, const char *path,
+			 unsigned int flags)
 {
 	const struct statfs *sfs;
+	int fd;
 
 	if (!(flags & AT_EMPTY_PATH) || !path || *path || dfd < 0)
 		return -1;
-	ctx->origin = dfd;
+	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		fd = dfd;
+		ctx->origin_borrowed = true;
+	} else if (fd < 0) {
+		return -1;	/* open_tree() gives the error */
+	}
+	ctx->origin = ctx->origin_borrowed ? fd : gv_fd_own(fd);
 	if (gv_origin_statfs(ctx, &sfs)) {
 		free(ctx->sfs);
 		ctx->sfs = NULL;
 		ctx->have_statfs = false;
+		if (!ctx->origin_borrowed)
+			gv_fd_close(fd);
+		ctx->origin_borrowed = false;
 		return -1;
 	}
-	ctx->origin_borrowed = true;
-	return dfd;
+	return fd;
 }
 
 /*
@@ -145,7 +161,7 @@ static int gv_library_getvalues(int dfd, const char *path,
 	 * stay closed for the lookup. Its errors still come after those of
 	 * vec, in the order getvalues(3) gives.
 	 */
-	ctx.origin = gv_borrow_origin(&ctx, dfd, path, flags);
+	ctx.origin = gv_dup_origin(&ctx, dfd, path, flags);
 	if (ctx.origin < 0)
 		ctx.origin = gv_open_origin(dfd, path, flags);
 	pre = num ? gv_scratch_get(GV_SCRATCH_PREREAD, NULL, sizeof(*pre)) :
@@ -221,8 +237,9 @@ GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
 		errno = EINVAL;		/* GETVALUES_BACKEND names nothing */
 		return -1;
 	}
-	if (id != GV_BACKEND_AUTO && gv_backend_usable(id)) {
-		errno = ENOSYS;
+	/* ENOSYS; or EMFILE and the like when the probe could not tell */
+	if (id != GV_BACKEND_AUTO && (ret = gv_backend_usable(id))) {
+		errno = -ret;
 		return -1;
 	}
 	/* SPEC v2: with AT_EMPTY_PATH, NULL means "" on every kernel */

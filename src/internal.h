@@ -272,7 +272,6 @@ int gv_out_direct_done(struct gv_out *out, size_t len);
 /* One getvalues() call. */
 struct gv_ctx {
 	int origin;		/* O_PATH descriptor of $ORIGIN */
-	bool origin_borrowed;	/* it is the caller's dfd: not ours to close */
 	unsigned int flags;
 	int dfd;		/* the caller's, and path in its memory */
 	uintptr_t path;
@@ -299,6 +298,7 @@ struct gv_ctx {
 	int dir_fd;
 	char *dir_path;
 	int proc_fd;		/* proc.c: the thread's /proc fd directory */
+	bool origin_borrowed;	/* the caller's dfd itself (no descriptor free) */
 	int link_dir;		/* data.c: a directory whose names were links */
 
 	/* descriptors to close, many at once (fds.c) */

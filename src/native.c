@@ -56,17 +56,20 @@ static const char gv_native_groups[] =
 #define GV_NATIVE_FILL		0x5a
 
 /*
- * Whether the thread's /proc status shows a seccomp filter; unknown (no
- * genuine procfs to ask) counts as yes.
+ * 1 if the thread's /proc status shows a seccomp filter, else 0; unknown
+ * (no genuine procfs to ask) counts as yes. -EMFILE, -ENFILE or -ENOMEM:
+ * cannot tell now (the probe is made again at the next call).
  */
-static bool gv_native_filtered(void)
+static int gv_native_filtered(void)
 {
 	char buf[4096], *p;
 	ssize_t n = 0, r;
 	int fd = gv_proc_open("thread-self/status", O_RDONLY | O_NOCTTY);
 
+	if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM)
+		return fd;
 	if (fd < 0)
-		return true;
+		return 1;
 	while (n < (ssize_t)sizeof(buf) - 1 &&
 	       (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
 		n += r;
@@ -74,7 +77,7 @@ static bool gv_native_filtered(void)
 	buf[n] = '\0';
 	p = strstr(buf, "\nSeccomp:");
 	if (!p)
-		return false;	/* a kernel without seccomp */
+		return 0;	/* a kernel without seccomp */
 	p += strlen("\nSeccomp:");
 	while (*p == ' ' || *p == '\t')
 		p++;
@@ -86,9 +89,10 @@ int gv_native_probe_nr(long nr, bool force)
 	struct name_val nv[2];
 	char buf[512];
 	long r;
+	int filtered = force ? 0 : gv_native_filtered();
 
-	if (!force && gv_native_filtered())
-		return -ENOSYS;
+	if (filtered)
+		return filtered < 0 ? filtered : -ENOSYS;
 	memset(buf, GV_NATIVE_FILL, sizeof(buf));
 	memset(nv, 0, sizeof(nv));
 	nv[0].name = "";

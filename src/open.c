@@ -58,7 +58,8 @@ bool gv_data_shortcut(struct gv_ctx *ctx)
 {
 	const struct statfs *sfs;
 
-	if (gv_origin_statfs(ctx, &sfs))
+	/* a number that may name another file by now: no by-name opens */
+	if (ctx->origin_borrowed || gv_origin_statfs(ctx, &sfs))
 		return false;
 	switch ((uint32_t)sfs->f_type) {
 	case PROC_SUPER_MAGIC:
