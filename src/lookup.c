@@ -194,9 +194,10 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
 		free(dir);
 		return fd;
 	}
-	gv_dir_release(ctx);
-	if (ctx->link_dir == ctx->dir_fd)
+	/* its number may come back for another directory: forget it */
+	if (ctx->dir_path && ctx->link_dir == ctx->dir_fd)
 		ctx->link_dir = -1;
+	gv_dir_release(ctx);
 	ctx->dir_fd = fd;
 	ctx->dir_path = dir;
 	return fd;

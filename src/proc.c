@@ -149,19 +149,31 @@ static int gv_mount_dir(struct gv_ctx *ctx, const char *sub)
 	return fd < 0 ? -errno : gv_fd_own(fd);
 }
 
+/* Whether @st is the inode @pinned describes (ESTALE if not). */
+static bool gv_same_inode(const struct stat *st, const struct statx *pinned)
+{
+	return st->st_ino == pinned->stx_ino &&
+	       st->st_dev == makedev(pinned->stx_dev_major,
+				     pinned->stx_dev_minor) &&
+	       (st->st_mode & S_IFMT) == (pinned->stx_mode & S_IFMT);
+}
+
 /*
  * The pinned inode itself, by file handle: needs CAP_DAC_READ_SEARCH, and
  * a file system that has handles; EOPNOTSUPP otherwise. A handle names the
- * inode, not a path, so no rename can swap something else in; the caller
- * still checks what was opened, for a directory on another mount.
+ * inode, not a path, so no rename can swap something else in. It is
+ * decoded by the file system of the directory given with it, which may be
+ * another one than the pin's (a bind-mounted file): it is first opened
+ * O_PATH, which opens nothing, and only the pinned inode is opened.
  */
 static int gv_reopen_by_handle(struct gv_ctx *ctx, int pin, const char *sub,
-			       int oflags)
+			       int oflags, const struct statx *pinned)
 {
 	union {
 		struct file_handle fh;
 		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 	} h;
+	struct stat st;
 	int mnt, dir, fd;
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
@@ -171,7 +183,17 @@ static int gv_reopen_by_handle(struct gv_ctx *ctx, int pin, const char *sub,
 	dir = gv_mount_dir(ctx, sub);
 	if (dir < 0)
 		return dir;
-	fd = open_by_handle_at(dir, &h.fh, oflags | O_CLOEXEC);
+	fd = open_by_handle_at(dir, &h.fh, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		gv_fd_own(fd);
+		if (fstat(fd, &st) || !gv_same_inode(&st, pinned)) {
+			gv_fd_close(fd);
+			gv_fd_close(dir);
+			return -ESTALE;
+		}
+		gv_fd_close(fd);
+		fd = open_by_handle_at(dir, &h.fh, oflags | O_CLOEXEC);
+	}
 	if (fd < 0)
 		fd = errno == EPERM ? -EOPNOTSUPP : -errno;
 	else
@@ -197,7 +219,7 @@ int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
 	struct stat st;
 
 	if (dir == GV_PROC_NONE) {
-		fd = gv_reopen_by_handle(ctx, pin, sub, oflags);
+		fd = gv_reopen_by_handle(ctx, pin, sub, oflags, pinned);
 	} else if (dir < 0) {
 		return dir;
 	} else {
@@ -211,9 +233,7 @@ int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
 	}
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) || st.st_ino != pinned->stx_ino ||
-	    st.st_dev != makedev(pinned->stx_dev_major,
-				 pinned->stx_dev_minor)) {
+	if (fstat(fd, &st) || !gv_same_inode(&st, pinned)) {
 		gv_fd_close(fd);
 		return -ESTALE;
 	}
