@@ -7,7 +7,7 @@
 #   make demo             show the library at work on this machine
 #   make bench            run the benchmarks, rewrite bench/RESULTS.md
 #   make install          PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
-#   make kcheck           build the patched 6.1 kernel, run the suite in QEMU
+#   make kcheck           build the patched 6.12 kernel, run the suite in QEMU
 #   make kbench           the native calls measured in that QEMU guest
 #   make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds
 

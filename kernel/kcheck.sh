@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kcheck.sh - builds Linux 6.1 with the readfile/getvalues series, boots it in
+# kcheck.sh - builds Linux 6.12 with the readfile/getvalues series, boots it in
 # QEMU (TCG) and runs the kselftests and the library's test suite inside.
 #
 #   kernel/kcheck.sh              build (if needed), boot, test; TAP on stdout
@@ -22,7 +22,7 @@
 # a quick way to iterate on one failure).
 #
 # Everything heavy lives in the cache, never in the repository:
-#   tree-VERSION/   linux-source-6.1 unpacked, a git repository whose
+#   tree-VERSION/   linux-source-6.12 unpacked, a git repository whose
 #                   "pristine" tag is the Debian source; kcheck checks out
 #                   pristine + kernel/patches/*.patch there
 #   build-FLAVOUR/  the O= build directory of each flavour (plain, kasan),
@@ -44,12 +44,14 @@ FLAVOUR=${KASAN:+kasan}
 FLAVOUR=${FLAVOUR:-plain}
 TIMEOUT=${KCHECK_TIMEOUT:-$([ -n "$KASAN" ] && echo 3600 || echo 1800)}
 TEST_TIMEOUT=${KCHECK_TEST_TIMEOUT:-$([ -n "$KASAN" ] && echo 1200 || echo 600)}
-SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+KSERIES=6.12
+SRC_PKG=linux-source-$KSERIES
+SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
 # Called from make: keep its flags and variables out of the kernel build.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # Bump when the way the kernel is configured or built changes, so that
 # cached images made the old way are not reused.
-RECIPE=3
+RECIPE=4
 
 MODE=test
 case "${1:-}" in
@@ -77,7 +79,7 @@ install_deps() {
 		command -v "$cmd" >/dev/null 2>&1 ||
 			die "'$cmd' is missing (run scripts/deps.sh kernel as root)"
 	done
-	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL is missing (apt-get install linux-source-6.1)"
+	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL is missing (apt-get install $SRC_PKG)"
 	# A dynamically linked busybox names its program interpreter.
 	! readelf -l "$(command -v busybox)" | grep -q 'program interpreter' ||
 		die "busybox is not statically linked (apt-get install busybox-static)"
@@ -89,7 +91,7 @@ install_deps() {
 # differ and the build stays incremental.
 pristine_tree() {
 	local ver tmp
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+	ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null ||
 	      stat -c %Y "$SRC_TARBALL")
 	TREE=$CACHE/tree-$ver
 	[ -d "$TREE/.git" ] && return 0
@@ -104,7 +106,7 @@ pristine_tree() {
 		# Debian's top-level .gitignore ignores everything: force.
 		git add -f -A .
 		git -c user.name=kcheck -c user.email=kcheck@localhost \
-			commit -q -m "linux-source-6.1 $ver as unpacked"
+			commit -q -m "$SRC_PKG $ver as unpacked"
 		git tag pristine
 	)
 	mv "$tmp" "$TREE"
@@ -124,7 +126,7 @@ apply_series() {
 	for p in "${patches[@]}"; do
 		GIT_INDEX_FILE=$index git -C "$TREE" apply --cached \
 			--whitespace=nowarn "$p" ||
-			die "${p##*/} does not apply to linux-source-6.1"
+			die "${p##*/} does not apply to $SRC_PKG"
 	done
 	SERIES_TREE=$(GIT_INDEX_FILE=$index git -C "$TREE" write-tree)
 	rm -f "$index"

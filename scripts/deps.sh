@@ -10,7 +10,7 @@ build)	pkgs="gcc make libc6-dev pkg-config liburing-dev" ;;
 check)	pkgs="perl python3 util-linux lsof strace" ;;
 fuzz)	pkgs="clang libclang-rt-14-dev" ;;
 bench)	pkgs="util-linux lsof strace" ;;
-kernel)	pkgs="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison \
+kernel)	pkgs="linux-source-6.12 qemu-system-x86 busybox-static bc flex bison \
 libelf-dev libssl-dev cpio e2fsprogs xz-utils gcc gcc-multilib make perl python3 \
 rsync kmod" ;;
 *)	echo "deps.sh: unknown package set '$1'" >&2; exit 2 ;;
