@@ -19,7 +19,8 @@
 # KCHECK_BACKEND (GETVALUES_BACKEND in the guest; default native once
 # src/native.c exists), KCHECK_TESTS (run only the guest programs whose
 # name matches one of these shell patterns, e.g. 'lib/backend* kselftest/*';
-# a quick way to iterate on one failure).
+# a quick way to iterate on one failure), KCHECK_FUZZ_TIME (seconds of
+# guest/gvfuzz: 30, 240 with KASAN).
 #
 # Everything heavy lives in the cache, never in the repository:
 #   tree-VERSION/   linux-source-6.12 unpacked, a git repository whose
@@ -44,6 +45,7 @@ FLAVOUR=${KASAN:+kasan}
 FLAVOUR=${FLAVOUR:-plain}
 TIMEOUT=${KCHECK_TIMEOUT:-$([ -n "$KASAN" ] && echo 3600 || echo 1800)}
 TEST_TIMEOUT=${KCHECK_TEST_TIMEOUT:-$([ -n "$KASAN" ] && echo 1200 || echo 600)}
+FUZZ_TIME=${KCHECK_FUZZ_TIME:-$([ -n "$KASAN" ] && echo 240 || echo 30)}
 KSERIES=6.12
 SRC_PKG=linux-source-$KSERIES
 SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
@@ -224,10 +226,18 @@ guest_backend() {
 # The standalone probe runs in the guest as well: it must say "native" there
 # (KCHECK_EXPECT=none for a series whose getvalues(2) does not answer).
 build_guest_programs() {
-	local dir=$1
+	local dir=$1 src name
 	gcc -O2 -Wall -Wextra -static -o "$dir/native_probe" \
 		"$KDIR/probe/native_probe.c" || die "building native_probe failed"
 	echo "--expect ${KCHECK_EXPECT:-native}" > "$dir/native_probe.args"
+	# failnth: fault injection; gvfuzz: randomized calls for FUZZ_TIME
+	for src in "$KDIR"/guest/*.c; do
+		name=${src##*/}
+		name=${name%.c}
+		gcc -O2 -Wall -Wextra -static -o "$dir/$name" "$src" ||
+			die "building $name failed"
+	done
+	echo "$FUZZ_TIME" > "$dir/gvfuzz.args"
 }
 
 make_initramfs() {
@@ -400,9 +410,23 @@ $problems"
 	say "guest ran ${GUEST_SECONDS}s; logs in $RUN"
 }
 
+# Every kernel problem on the console. Between the markers guest/failnth
+# writes, the reports of the allocation failures it injects (a "page
+# allocation failure" or "failslab" line, then its trace up to </TASK>)
+# are expected; any other trace there still counts.
 console_problems() {
-	grep -nE 'BUG:|WARNING:|Oops|KASAN|[Pp]anic|Call Trace:|general protection' \
-		"$RUN/console.log" | grep -v 'Kernel command line' || true
+	tr -d '\r' < "$RUN/console.log" | awk '
+	/kcheck: fault injection begins/ { faults = 1 }
+	/kcheck: fault injection ends/ { faults = 0 }
+	faults && /page allocation failure|FAULT_INJECTION: forcing/ {
+		expected = 1; injected++; next
+	}
+	/<\/TASK>/ { if (expected) { expected = 0; next } }
+	/Kernel command line/ { next }
+	/BUG:|WARNING:|Oops|KASAN|[Pp]anic|Call Trace:|general protection|INFO: task .* blocked|rcu: INFO|detected stall/ {
+		if (expected && /Call Trace:/) next
+		printf "%d:%s\n", NR, $0
+	}'
 }
 
 # Builds the kernel with the first N-1, ..., 2, 1 patches of the series
