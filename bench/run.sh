@@ -8,7 +8,7 @@
 #
 #   bench/run.sh [NAME...]    (default: all of them but native)
 #
-# "native" boots the patched Linux 6.1 in QEMU (kernel/kcheck.sh --bench,
+# "native" boots the patched Linux 6.12 in QEMU (kernel/kcheck.sh --bench,
 # make kbench) and measures the native system calls there, under TCG
 # emulation: only its ratios mean anything.
 set -euo pipefail
@@ -22,7 +22,7 @@ benchmarks=(
 "mounts|Mounts: one path and the whole table, getvalues vs mountinfo vs findmnt|$B/bench/mounts -n 20,1000,10000 -r 7 -t 700"
 "lsof|gvlsof vs lsof and lsfd, 200 extra processes|$B/bench/lsof -n 200 -f 25 -r 11"
 "batch|N files in one getvalues() vs N open/read/close, per backend|$B/bench/batch -r 11 -R 5"
-"native|The native system calls in Linux 6.1 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
+"native|The native system calls in Linux 6.12 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
 )
 
 names=()
