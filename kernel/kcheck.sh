@@ -114,14 +114,23 @@ pristine_tree() {
 	mv "$tmp" "$TREE"
 }
 
+# The series: kernel/patches/*.patch but the cover letter (0000-*).
+series_patches() {
+	local p
+	for p in "$KDIR"/patches/*.patch; do
+		case "${p##*/}" in 0000-*) ;; *) echo "$p" ;; esac
+	done
+}
+
 # Applies kernel/patches/*.patch on top of pristine in a scratch index and
 # checks the result out; sets SERIES_TREE to the git tree id of the patched
 # source, which is what the build cache is keyed by.
 apply_series() {
 	local index=$RUN/series.index p commit
-	local -a patches=("$KDIR"/patches/*.patch)
+	local -a patches
+	mapfile -t patches < <(series_patches)
 
-	[ -e "${patches[0]}" ] || die "no patches in $KDIR/patches"
+	[ "${#patches[@]}" -gt 0 ] || die "no patches in $KDIR/patches"
 	[ -z "${1:-}" ] || patches=("${patches[@]:0:$1}")
 	rm -f "$index"
 	GIT_INDEX_FILE=$index git -C "$TREE" read-tree pristine
@@ -436,7 +445,7 @@ console_problems() {
 # rest of the series changes.
 build_each_prefix() {
 	local n i start
-	n=$(ls "$KDIR"/patches/*.patch | wc -l)
+	n=$(series_patches | wc -l)
 	BUILD=$CACHE/build-$FLAVOUR
 	LOG=$RUN/each.log
 	for ((i = n - 1; i >= 1; i--)); do
@@ -506,4 +515,6 @@ main() {
 	fi
 }
 
-main
+# On one line, so that bash has read it before it runs: editing this file
+# while it runs cannot make it run anything else afterwards.
+main; exit
