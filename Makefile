@@ -1,17 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Builds, tests, demonstrates and installs libgetvalues and its tools.
-#
-#   make                  library (shared + static), tools, tests, benchmarks
-#   make check            run the TAP test suite with prove
-#   make check SANITIZE=1 the same, everything built with ASan+UBSan
-#   make demo             show the library at work on this machine
-#   make bench            run the benchmarks, rewrite bench/RESULTS.md
-#   make install          PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
-#   make kcheck           build the patched 6.12 kernel, run the suite in QEMU
-#   make kbench           the native calls measured in that QEMU guest
-#   make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds
+# `make help` lists the targets and the variables they take.
 
-VERSION		:= 0.1.0
+# One version for everything, from the header: the library, getvalues.pc,
+# the man pages' 0.1.0, the Debian packages.
+VERSION		:= $(shell sed -n 's/^\#define GETVALUES_VERSION_[A-Z]* //p' \
+			include/getvalues.h | paste -sd.)
 SOVERSION	:= 0
 
 PREFIX		?= /usr/local
@@ -19,6 +13,7 @@ LIBDIR		?= $(PREFIX)/lib
 INCLUDEDIR	?= $(PREFIX)/include
 BINDIR		?= $(PREFIX)/bin
 MANDIR		?= $(PREFIX)/share/man
+COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
 PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
 DESTDIR		?=
 
@@ -55,7 +50,7 @@ WARN		+= -Werror
 endif
 
 GV_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(FLAVOUR_CFLAGS) \
-		   $(CFLAGS)
+		   $(CPPFLAGS) $(CFLAGS)
 LIB_CFLAGS	:= $(GV_CFLAGS) -fPIC -fvisibility=hidden -Isrc
 LIB_LIBS	:= -luring -lpthread
 LDLIBS_ALL	:= $(LIB_LIBS)
@@ -63,7 +58,10 @@ LDLIBS_ALL	:= $(LIB_LIBS)
 LIB_SRCS	:= $(sort $(wildcard src/*.c))
 LIB_OBJS	:= $(LIB_SRCS:src/%.c=$(B)/src/%.o)
 TOOL_SRCS	:= $(sort $(wildcard tools/*.c))
-TOOLS		:= $(TOOL_SRCS:tools/%.c=$(B)/tools/%)
+TOOLS		:= $(TOOL_SRCS:tools/%.c=$(B)/tools/%) $(B)/tools/gvlsof
+# gvlsof is a directory of sources (tools/gvlsof/), one binary
+GVLSOF_SRCS	:= $(sort $(wildcard tools/gvlsof/*.c))
+GVLSOF_OBJS	:= $(GVLSOF_SRCS:tools/gvlsof/%.c=$(B)/tools/gvlsof-obj/%.o)
 TESTLIB_SRCS	:= $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS	:= $(TESTLIB_SRCS:tests/lib/%.c=$(B)/tests/lib/%.o)
 TEST_SRCS	:= $(sort $(wildcard tests/*.c))
@@ -77,23 +75,55 @@ MANPAGES	:= $(sort $(wildcard man/man*/*.[0-9]))
 SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
-.PHONY: all lib tools tests benches examples check demo bench install \
-	uninstall clean deps kcheck kbench fuzz fuzz-deps FORCE
+# The Python module, for Debian's python3 (not whatever python3 is first in
+# PATH): built when its headers (python3-dev) are there. It links the shared
+# library; PYTHONDIR is where Debian's python3 looks for modules under
+# PREFIX (/usr/lib/python3/dist-packages for the packages' /usr).
+PYTHON		?= /usr/bin/python3
+PY_VARS		:= $(shell $(PYTHON) -c 'import sysconfig as s; \
+		     print(s.get_config_var("EXT_SUFFIX") or "", \
+			   s.get_paths()["include"], \
+			   s.get_config_var("py_version_short"))' 2>/dev/null)
+PY_EXT		:= $(word 1,$(PY_VARS))
+PY_INCLUDE	:= $(word 2,$(PY_VARS))
+PY_VERSION	:= $(word 3,$(PY_VARS))
+ifeq ($(PREFIX),/usr)
+PYTHONDIR	?= $(PREFIX)/lib/python3/dist-packages
+else
+PYTHONDIR	?= $(PREFIX)/lib/python$(PY_VERSION)/dist-packages
+endif
+PYMOD		:= $(if $(wildcard $(PY_INCLUDE)/Python.h),$(B)/python/getvalues$(PY_EXT))
+
+.PHONY: all lib tools tests benches examples python check demo bench install \
+	uninstall clean help deps deps-build kcheck kbench fuzz fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
-all: lib tools tests benches examples
-lib: deps $(SHLIB) $(STLIB)
+all: lib tools tests benches examples python
+python: $(PYMOD)
+lib: deps-build $(SHLIB) $(STLIB)
 tools: $(TOOLS)
 tests: $(TESTS)
 benches: $(BENCHES)
 examples: $(EXAMPLES)
 
-# Missing Debian packages are installed when run as root; otherwise the exact
-# apt-get line is printed and make stops.
-deps:
-	@scripts/deps.sh build
+# Missing Debian packages are installed when run as root (saying which, why
+# and how much disk they take); otherwise the exact apt-get line is printed
+# and make stops. `make deps` installs at once every package the README's
+# commands need, so that root's one command lets anyone run them. NO_DEPS=1
+# never looks (a package build, whose Build-Depends say it all).
+ifeq ($(NO_DEPS),1)
+DEPS		:= @true
+else
+DEPS		:= @scripts/deps.sh
+endif
 
-$(LIB_OBJS) $(TESTLIB_OBJS): | deps
+deps:
+	$(DEPS) all
+
+deps-build:
+	$(DEPS) build
+
+$(LIB_OBJS) $(TESTLIB_OBJS): | deps-build
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -126,6 +156,16 @@ $(B)/tools/%: tools/%.c $(STLIB)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL)
 
+$(B)/tools/gvlsof-obj/%.o: tools/gvlsof/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/tools/gvlsof: $(GVLSOF_OBJS) $(STLIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $(GVLSOF_OBJS) \
+		$(STLIB) $(LDLIBS_ALL)
+
 $(B)/tests/%: tests/%.c $(TESTLIB_OBJS) $(STLIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
@@ -138,21 +178,45 @@ $(B)/bench/%: bench/%.c $(STLIB)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL) -lm
 
+$(B)/python/getvalues$(PY_EXT): python/getvalues.c $(SHLIB)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(GV_CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -MMD -MP \
+		-shared $(filter-out -static,$(FLAVOUR_LDFLAGS)) $(LDFLAGS) \
+		-o $@ $< -L$(B) -lgetvalues
+
 $(B)/examples/%: examples/%.c $(STLIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL)
 
+# The Python module's pytest suite and the shell completion's test, as
+# more TAP programs.
+PY_TESTS	:= python/run-tests tests/completion.sh
+COMPLETIONS	:= $(sort $(wildcard completion/*))
+
 # The tests find the build through GV_BUILD (the shared library, the tools).
-# A short run of the fuzz target first, so that prove's summary ends it.
+# A short run of the fuzz target first, through plain system calls and
+# through io_uring (the backend GETVALUES_BACKEND names, if set), each
+# summed up in one line, so that prove's summary ends the output. FUZZ=0
+# leaves it out (and clang with it): tests/getvalues_fuzz still replays the
+# corpus.
+FUZZ_BACKENDS	?= $(or $(GETVALUES_BACKEND),sync uring)
 check: all
-	@scripts/deps.sh check
-	@$(MAKE) --no-print-directory fuzz FUZZ_ARGS="$(FUZZ_CHECK_ARGS)"
-	GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) \
+	$(DEPS) check python $(if $(filter 0,$(FUZZ)),,fuzz)
+ifneq ($(FUZZ),0)
+	@$(MAKE) --no-print-directory $(FZ)/fuzz_getvalues
+	@for be in $(FUZZ_BACKENDS); do \
+		GV_BUILD=$(CURDIR)/$(B) GETVALUES_BACKEND=$$be \
+			scripts/fuzz-check.sh $(FZ) $(FUZZ_CHECK_ARGS) || exit 1; \
+	done
+endif
+	$(call msg,PROVE,"$(words $(TESTS) $(PY_TESTS)) test programs")
+	$(Q)GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) CC=$(CC) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(PROVE) --exec '' $(TESTS)
+		$(PROVE) --exec '' $(TESTS) $(PY_TESTS)
 
 # The libFuzzer target (clang): the library built again with coverage and
 # ASan+UBSan into build-fuzz/. `make fuzz` replays the seed corpus and the
@@ -163,7 +227,7 @@ check: all
 FUZZ_CC		?= clang
 FUZZ_TIME	?= 60
 FUZZ_ARGS	?= -max_total_time=$(FUZZ_TIME)
-FUZZ_CHECK_ARGS	?= -runs=10000 -verbosity=0
+FUZZ_CHECK_ARGS	?= -runs=10000
 FZ		:= build-fuzz
 FUZZ_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
 		   -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -171,7 +235,7 @@ FUZZ_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
 FUZZ_LIB_OBJS	:= $(LIB_SRCS:src/%.c=$(FZ)/src/%.o)
 
 fuzz-deps:
-	@scripts/deps.sh fuzz
+	$(DEPS) fuzz
 
 $(FUZZ_LIB_OBJS): | fuzz-deps
 
@@ -211,7 +275,7 @@ getvalues.pc: getvalues.pc.in Makefile FORCE
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    $< > $@
 
-install: lib tools getvalues.pc
+install: lib tools python getvalues.pc
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
 	install -m 644 include/getvalues.h $(DESTDIR)$(INCLUDEDIR)/
@@ -221,27 +285,79 @@ install: lib tools getvalues.pc
 	ln -sf libgetvalues.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgetvalues.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 getvalues.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -d $(DESTDIR)$(COMPLETIONDIR)
+	$(if $(COMPLETIONS),install -m 644 $(COMPLETIONS) $(DESTDIR)$(COMPLETIONDIR)/)
+	$(if $(PYMOD),install -d $(DESTDIR)$(PYTHONDIR))
+	$(if $(PYMOD),install -m 644 $(PYMOD) $(DESTDIR)$(PYTHONDIR)/)
 	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/)
 	for page in $(MANPAGES); do \
 		sec=$${page%/*}; sec=$${sec##*/}; \
 		install -d $(DESTDIR)$(MANDIR)/$$sec; \
-		install -m 644 $$page $(DESTDIR)$(MANDIR)/$$sec/; \
+		if [ -L $$page ]; then \
+			ln -sf $$(readlink $$page) \
+				$(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \
+		else \
+			install -m 644 $$page $(DESTDIR)$(MANDIR)/$$sec/; \
+		fi; \
 	done
+	@scripts/ldconfig.sh "$(LIBDIR)" "$(DESTDIR)"
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/getvalues.h \
 	      $(DESTDIR)$(LIBDIR)/libgetvalues.so* \
 	      $(DESTDIR)$(LIBDIR)/libgetvalues.a \
-	      $(DESTDIR)$(PKGCONFIGDIR)/getvalues.pc
-	for t in $(notdir $(TOOLS)); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	      $(DESTDIR)$(PKGCONFIGDIR)/getvalues.pc \
+	      $(DESTDIR)$(PYTHONDIR)/getvalues$(PY_EXT)
+	for t in $(notdir $(TOOLS) $(COMPLETIONS)); do \
+		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(COMPLETIONDIR)/$$t; \
+	done
 	for page in $(MANPAGES); do \
 		sec=$${page%/*}; sec=$${sec##*/}; \
 		rm -f $(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \
 	done
+	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" -ne 0 ] || \
+		! [ -x /sbin/ldconfig ] || /sbin/ldconfig
+
+# The list of targets and variables; kept beside the rules it describes.
+help:
+	@echo 'Targets:'
+	@echo '  make                  the library (shared + static), tools, tests,'
+	@echo '                        benchmarks and examples, in build/'
+	@echo '  make deps             as root, once: every Debian package that the'
+	@echo '                        targets below need, saying which and why'
+	@echo '                        (make kcheck installs its own)'
+	@echo '  make python           the Python module alone (built by make when'
+	@echo '                        python3-dev is there), in build/python/'
+	@echo '  make demo             show the library and tools at work on this machine'
+	@echo '  make check            run the test suite (TAP, run by prove) after a'
+	@echo '                        short fuzz round; runs as any user'
+	@echo '  make bench            run the benchmarks, rewrite bench/RESULTS.md'
+	@echo '  make install          install (PREFIX, DESTDIR, LIBDIR); runs ldconfig'
+	@echo '  make uninstall        remove what make install put there'
+	@echo '  make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds'
+	@echo '  make kcheck           build Linux with the native system calls, run the'
+	@echo '                        kselftests and this suite in QEMU (KASAN=1)'
+	@echo '  make kbench           the native system calls measured in that guest'
+	@echo '  make clean            remove every build directory'
+	@echo '  make help             this list'
+	@echo 'Variables:'
+	@echo '  SANITIZE=1            build and test with ASan+UBSan (in build-san/)'
+	@echo '  STATIC=1              link tools, tests statically (in build-static/)'
+	@echo '  WERROR=1              warnings are errors'
+	@echo '  V=1                   show the full commands'
+	@echo '  FUZZ=0                make check without the fuzz round (no clang)'
+	@echo '  FUZZ_TIME=60          seconds of make fuzz'
+	@echo '  NO_DEPS=1             never check for or install Debian packages'
+	@echo '  PREFIX=$(PREFIX)  LIBDIR=$(LIBDIR)  DESTDIR=$(DESTDIR)'
+	@echo '  PYTHONDIR=$(PYTHONDIR)'
+	@echo '                        where make install puts things'
+	@echo '  PYTHON=$(PYTHON)  the python3 the module is built for'
+	@echo '  GETVALUES_BACKEND=sync|uring|native|auto  (environment) force a mechanism'
 
 clean:
 	rm -rf build build-san build-static build-fuzz getvalues.pc
 
--include $(shell find $(B) $(FZ) -name '*.d' 2>/dev/null)
+# (build/tools/gvlsof.d is from when gvlsof was one file: not read)
+-include $(filter-out %/tools/gvlsof.d,$(shell find $(B) $(FZ) -name '*.d' 2>/dev/null))
 
 FORCE:

@@ -7,15 +7,25 @@
  *   batch [-r REPEATS] [-R COLD_REPEATS] [-b shared|own] [-d DIR] [-C|-c]
  *         [-n N,N,...]
  *
- * Cached: for N = 1, 16, 256 files (or those of -n), each repeat times enough calls to read
- * about 2048 files with each method, the methods interleaved (in an order
- * that rotates from repeat to repeat) so that drift hits all alike. Cold: ext4 files of 4 KiB, N = 64 and 1000, the page
- * cache dropped (echo 3 > /proc/sys/vm/drop_caches) before every single
- * measurement. Tables show medians in microseconds per call and ratios:
- * orc/sync above 1 means getvalues() beats open/read/close; sync/uring and
- * sync/auto above 1 mean that backend beats sync. The auto column shows
- * what the policy chose for that call. One getvalues() buffer is shared
- * by all entries (-b own: each entry its own).
+ * Cached: for N = 1, 16, 64, 256 files (or those of -n), each repeat
+ * times enough calls to read about 2048 files with each method, the
+ * methods interleaved (in an order that rotates from repeat to repeat) so
+ * that drift hits all alike. Cold: ext4 files of 4 KiB, N = 64 and 1000,
+ * the page cache dropped (echo 3 > /proc/sys/vm/drop_caches) before every
+ * single measurement.
+ *
+ * The baseline (orc) is what a careful program writes: open(2) of the
+ * path, read(2) until it returns 0, close(2). Tables give medians per call
+ * in microseconds, of wall time and of the process's CPU time (io_uring's
+ * worker threads included), and ratios against the baseline: above 1, the
+ * method is faster. The auto column shows what the policy chose. "floor"
+ * is the strict path of tmpfs and ext4 written out by hand with plain
+ * system calls (each file pinned with openat2(O_PATH), checked with
+ * statx(2), reopened through /proc/thread-self/fd, the reopened file
+ * checked with fstat(2), read, both closed): the most the library can
+ * reach there without the native call. The last table counts the system
+ * calls of one call of each method (ptrace(2), once the method is warm).
+ * One getvalues() buffer is shared by all entries (-b own: each its own).
  *
  * The backends are switched in-process through the library's internal
  * gv_backend_force() (the static library is linked), which does what
@@ -29,7 +39,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -44,7 +56,11 @@
 #define FILE_SIZE	4096		/* of the tmpfs and ext4 files */
 #define FILES_PER_REPEAT 2048
 
-enum method { M_ORC, M_SYNC, M_URING, M_AUTO, M_COUNT };
+enum method { M_ORC, M_FLOOR, M_SYNC, M_URING, M_AUTO, M_COUNT };
+
+static const char *const method_name[M_COUNT] = {
+	"open/read/close", "floor", "sync", "uring", "auto",
+};
 
 static const enum gv_backend_id backend_of[M_COUNT] = {
 	[M_SYNC] = GV_BACKEND_SYNC,
@@ -57,6 +73,7 @@ struct fileset {
 	char origin[PATH_MAX];
 	char *names[MAX_FILES];	/* relative to origin; cycled up to N */
 	int count;
+	bool strict;		/* the library takes the strict path here */
 };
 
 static bool own_buffers;
@@ -147,6 +164,7 @@ static void file_set(struct fileset *s, const char *label, const char *dir,
 	char data[FILE_SIZE], name[32], path[2 * PATH_MAX];
 
 	s->label = label;
+	s->strict = true;
 	snprintf(s->origin, sizeof(s->origin), "%s", dir);
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		die(dir);
@@ -199,6 +217,50 @@ static void orc_once(int n)
 	}
 }
 
+/*
+ * The strict path by hand: what getvalues() does for each file of a file
+ * system that can hold devices and FIFOs, in plain system calls, with the
+ * two directories opened once per call.
+ */
+static void floor_once(const struct fileset *s, int n)
+{
+	static const struct open_how pin_how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_XDEV,
+	};
+	int dir = open(s->origin, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fds = open("/proc/thread-self/fd", O_PATH | O_DIRECTORY |
+		       O_CLOEXEC);
+
+	if (dir < 0 || fds < 0)
+		die("floor");
+	for (int i = 0; i < n; i++) {
+		struct statx stx;
+		struct stat st;
+		char num[16];
+		int pin, fd;
+		ssize_t r;
+
+		pin = syscall(SYS_openat2, dir, s->names[i % s->count],
+			      &pin_how, sizeof(pin_how));
+		if (pin < 0 || statx(pin, "", AT_EMPTY_PATH |
+				     AT_SYMLINK_NOFOLLOW, STATX_TYPE |
+				     STATX_INO, &stx))
+			die("floor: pin");
+		snprintf(num, sizeof(num), "%d", pin);
+		fd = openat(fds, num, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) || st.st_ino != stx.stx_ino)
+			die("floor: reopen");
+		do
+			r = read(fd, buf, SLOT);
+		while (r > 0);
+		close(fd);
+		close(pin);
+	}
+	close(fds);
+	close(dir);
+}
+
 static void gv_once(const struct fileset *s, int n)
 {
 	int r = getvalues(AT_FDCWD, s->origin, vec, n, 0);
@@ -215,55 +277,101 @@ static void gv_once(const struct fileset *s, int n)
 		}
 }
 
-/* One measurement: ns per call over @loops calls; *@choice for auto. */
-static double measure(enum method m, const struct fileset *s, int n,
-		      int loops, enum gv_backend_id *choice)
-{
-	double t;
+/* One call of method @m, for bench_count_syscalls(). */
+struct one_call {
+	enum method m;
+	const struct fileset *s;
+	int n;
+};
 
-	if (m != M_ORC)
-		gv_backend_force(backend_of[m]);
-	t = bench_now_ns();
-	for (int l = 0; l < loops; l++) {
-		if (m == M_ORC)
-			orc_once(n);
-		else
-			gv_once(s, n);
-	}
-	t = (bench_now_ns() - t) / loops;
-	if (choice)
-		*choice = gv_backend_last();
-	return t;
+static void run_once(enum method m, const struct fileset *s, int n)
+{
+	if (m == M_ORC)
+		orc_once(n);
+	else if (m == M_FLOOR)
+		floor_once(s, n);
+	else
+		gv_once(s, n);
 }
 
-static void row(const char *label, const char *fs, int n, double med[M_COUNT],
-		const char *choice)
+static void one_call(void *arg)
 {
-	printf("| %s | %s | %d | %.1f | %.1f | %.1f | %.1f (%s) | %.2f | %.2f "
-	       "| %.2f |\n", label, fs, n, med[M_ORC] / 1e3, med[M_SYNC] / 1e3,
-	       med[M_URING] / 1e3, med[M_AUTO] / 1e3, choice,
-	       med[M_ORC] / med[M_SYNC], med[M_SYNC] / med[M_URING],
-	       med[M_SYNC] / med[M_AUTO]);
+	const struct one_call *c = arg;
+
+	run_once(c->m, c->s, c->n);
+}
+
+/*
+ * One measurement: wall and CPU ns per call over @loops calls; *@choice
+ * for auto.
+ */
+static void measure(enum method m, const struct fileset *s, int n,
+		    int loops, double *wall, double *cpu,
+		    enum gv_backend_id *choice)
+{
+	double t, c;
+
+	if (m >= M_SYNC)
+		gv_backend_force(backend_of[m]);
+	t = bench_now_ns();
+	c = bench_cpu_ns();
+	for (int l = 0; l < loops; l++)
+		run_once(m, s, n);
+	*cpu = (bench_cpu_ns() - c) / loops;
+	*wall = (bench_now_ns() - t) / loops;
+	if (choice)
+		*choice = gv_backend_last();
+}
+
+/* A method's figure and its ratio to the baseline; "-" if not measured. */
+static void cell(const double med[M_COUNT], enum method m)
+{
+	if (med[m] > 0)
+		printf(" %.1f | %.2f |", med[m] / 1e3, med[M_ORC] / med[m]);
+	else
+		printf(" - | - |");
+}
+
+static void row(const char *label, const char *fs, int n,
+		const double med[M_COUNT], const char *choice)
+{
+	printf("| %s | %s | %d | %.1f |", label, fs, n, med[M_ORC] / 1e3);
+	for (int m = M_FLOOR; m < M_COUNT; m++)
+		cell(med, m);
+	printf(" %s |\n", choice);
 	fflush(stdout);
 }
 
-static void header(void)
+static void header(const char *what)
 {
-	printf("| files | fs | N | open/read/close | sync | uring | auto "
-	       "(choice) | orc/sync | sync/uring | sync/auto |\n");
-	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| files | fs | N | orc %s |", what);
+	for (int m = M_FLOOR; m < M_COUNT; m++)
+		printf(" %s | ratio |", method_name[m]);
+	printf(" auto chose |\n|---|---|---:|---:|");
+	for (int m = M_FLOOR; m < M_COUNT; m++)
+		printf("---:|---:|");
+	printf("---|\n");
 }
 
-static int cached_ns[16] = { 1, 16, 256 }, ncached_ns = 3;
+static int cached_ns[16] = { 1, 16, 64, 256 }, ncached_ns = 4;
+
+/* Whether method @m is measured for @s. */
+static bool applies(enum method m, const struct fileset *s)
+{
+	return m != M_FLOOR || s->strict;
+}
 
 static void cached(struct fileset *sets, int nsets, int repeats)
 {
-	double t[M_COUNT][MAX_REPEATS], med[M_COUNT];
+	static double wall[16][4][M_COUNT], cpu[16][4][M_COUNT];
+	static char choices[16][4][8];
+	double tw[M_COUNT][MAX_REPEATS], tc[M_COUNT][MAX_REPEATS];
 
 	printf("### Cached files\n\n");
-	printf("%d repeats of about %d files per method; medians in "
-	       "microseconds per call.\n\n", repeats, FILES_PER_REPEAT);
-	header();
+	printf("%d repeats of about %d files per method; medians of wall "
+	       "time per call in microseconds, and its ratio to "
+	       "open/read/close (above 1: faster).\n\n", repeats,
+	       FILES_PER_REPEAT);
 	for (int k = 0; k < nsets; k++) {
 		struct fileset *s = &sets[k];
 
@@ -275,26 +383,83 @@ static void cached(struct fileset *sets, int nsets, int repeats)
 
 			prepare(s, n);
 			for (int m = 0; m < M_COUNT; m++)	/* warm up */
-				measure(m, s, n, loops / 8 + 1, NULL);
+				if (applies(m, s))
+					measure(m, s, n, loops / 8 + 1,
+						&tw[m][0], &tc[m][0], NULL);
 			/* the order rotates: no method always follows another */
 			for (int r = 0; r < repeats; r++)
 				for (int q = 0; q < M_COUNT; q++) {
 					int m = (q + r) % M_COUNT;
 
-					t[m][r] = measure(m, s, n, loops,
-							  m == M_AUTO ?
-							  &choice : NULL);
+					if (!applies(m, s))
+						continue;
+					measure(m, s, n, loops, &tw[m][r],
+						&tc[m][r],
+						m == M_AUTO ? &choice : NULL);
 					if (m == M_AUTO)
 						uring_choices +=
 						choice == GV_BACKEND_URING;
 				}
-			for (int m = 0; m < M_COUNT; m++)
-				med[m] = bench_median(t[m], repeats);
-			row(s->label, bench_fs_name(s->origin), n, med,
-			    uring_choices == 0 ? "sync" :
-			    uring_choices == repeats ? "uring" : "mixed");
+			for (int m = 0; m < M_COUNT; m++) {
+				wall[k][j][m] = applies(m, s) ?
+					bench_median(tw[m], repeats) : 0;
+				cpu[k][j][m] = applies(m, s) ?
+					bench_median(tc[m], repeats) : 0;
+			}
+			snprintf(choices[k][j], sizeof(choices[k][j]), "%s",
+				 uring_choices == 0 ? "sync" :
+				 uring_choices == repeats ? "uring" : "mixed");
 		}
 	}
+	header("µs");
+	for (int k = 0; k < nsets; k++)
+		for (int j = 0; j < ncached_ns; j++)
+			row(sets[k].label, bench_fs_name(sets[k].origin),
+			    cached_ns[j], wall[k][j], choices[k][j]);
+	printf("\nThe same calls, CPU time of the process (io_uring's worker "
+	       "threads included) per call in microseconds, and its ratio to "
+	       "open/read/close.\n\n");
+	header("CPU µs");
+	for (int k = 0; k < nsets; k++)
+		for (int j = 0; j < ncached_ns; j++)
+			row(sets[k].label, bench_fs_name(sets[k].origin),
+			    cached_ns[j], cpu[k][j], choices[k][j]);
+}
+
+/* The system calls of one call of each method, N = 1 and 64. */
+static void syscalls(struct fileset *sets, int nsets)
+{
+	static const int ns[] = { 1, 64 };
+
+	printf("\n### System calls per call\n\n");
+	printf("Counted under ptrace(2) in a child, once the method is warm "
+	       "(a ring made, a probe run).\n\n| files | fs | N |");
+	for (int m = 0; m < M_COUNT; m++)
+		printf(" %s |", method_name[m]);
+	printf("\n|---|---|---:|");
+	for (int m = 0; m < M_COUNT; m++)
+		printf("---:|");
+	printf("\n");
+	for (int k = 0; k < nsets; k++)
+		for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
+			printf("| %s | %s | %d |", sets[k].label,
+			       bench_fs_name(sets[k].origin), ns[j]);
+			prepare(&sets[k], ns[j]);
+			for (int m = 0; m < M_COUNT; m++) {
+				struct one_call c = { m, &sets[k], ns[j] };
+
+				if (!applies(m, &sets[k])) {
+					printf(" - |");
+					continue;
+				}
+				if (m >= M_SYNC)
+					gv_backend_force(backend_of[m]);
+				printf(" %ld |", bench_count_syscalls(one_call,
+								      &c));
+			}
+			printf("\n");
+		}
+	gv_backend_force(GV_BACKEND_AUTO);
 }
 
 static bool drop_caches(void)
@@ -314,7 +479,7 @@ static bool drop_caches(void)
 static void cold(struct fileset *s, int repeats)
 {
 	static const int ns[] = { 64, 1000 };
-	double t[M_COUNT][MAX_REPEATS], med[M_COUNT];
+	double t[M_COUNT][MAX_REPEATS], c[M_COUNT][MAX_REPEATS], med[M_COUNT];
 
 	printf("\n### Cold files (page cache dropped before each "
 	       "measurement)\n\n");
@@ -324,9 +489,9 @@ static void cold(struct fileset *s, int repeats)
 		return;
 	}
 	printf("%d repeats of one call (or N open/read/close) on files of "
-	       "%d bytes; medians in microseconds per call.\n\n", repeats,
-	       FILE_SIZE);
-	header();
+	       "%d bytes; medians of wall time in microseconds per call.\n\n",
+	       repeats, FILE_SIZE);
+	header("µs");
 	for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
 		int n = ns[j], uring_choices = 0;
 		enum gv_backend_id choice;
@@ -337,7 +502,8 @@ static void cold(struct fileset *s, int repeats)
 				int m = (q + r) % M_COUNT;
 
 				drop_caches();
-				t[m][r] = measure(m, s, n, 1, &choice);
+				measure(m, s, n, 1, &t[m][r], &c[m][r],
+					&choice);
 				if (m == M_AUTO)
 					uring_choices +=
 						choice == GV_BACKEND_URING;
@@ -440,6 +606,7 @@ int main(int argc, char **argv)
 		file_set(&sets[nsets++], "/dev/shm/gv-batch-*", shm, 256);
 		file_set(&sets[nsets++], "$DIR/gv-batch-*/warm", warm_dir, 256);
 		cached(sets, nsets, repeats);
+		syscalls(sets, nsets);
 		probe_cost(&sets[3], repeats);
 	}
 	if (do_cold) {

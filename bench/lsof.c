@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
  * lsof.c - gvlsof against lsof and lsfd on a system with many open files:
- * wall time (median of repeats) and system calls (strace -f -c).
+ * wall time, CPU time (medians of repeats) and system calls (strace -f -c).
  *
- *   lsof [-n PROCS] [-f FDS] [-r REPEATS] [-g GVLSOF] [-H]
+ *   lsof [-n PROCS] [-f FDS] [-r REPEATS] [-g GVLSOF] [-O OTHER] [-H]
  *
  * Starts PROCS extra processes holding FDS descriptors each (regular files
  * opened for reading, writing or both, a directory, a deleted file,
  * /dev/null, pipes, a FIFO, unix socket pairs, TCP and UDP sockets on
  * 127.0.0.1, an eventfd), then runs every tool that is installed in turn,
  * REPEATS times, interleaved so that drift hits all alike, with its output
- * going to /dev/null. gvlsof runs with each backend the library can use.
- * Every tool runs with a soft RLIMIT_NOFILE of 1024 (lsof closes every
- * descriptor below it when it starts). The extra processes are killed by
- * PID when the benchmark ends, however it ends, and die on their own if it
- * is killed outright (PR_SET_PDEATHSIG, and the pipe they wait on).
+ * going to /dev/null. Four sets of options, each gvlsof against lsof with
+ * the same: the whole system (-n -P; gvlsof with each backend the library
+ * can use, and lsfd), Internet sockets (-i), who has a file open (a file
+ * every extra process holds), one process (-p). -O adds another build of
+ * gvlsof (main's, say) to the first set, run with no options, which is
+ * how gvlsof once meant -n -P. Every tool runs with a soft RLIMIT_NOFILE of
+ * 1024 (lsof closes every descriptor below it when it starts). The extra
+ * processes are killed by PID when the benchmark ends, however it ends,
+ * and die on their own if it is killed outright (PR_SET_PDEATHSIG, and the
+ * pipe they wait on).
  * With -H it only starts the processes and holds them until interrupted,
  * for looking at one tool by hand (strace -c, perf).
  * Needs no interpreter: it runs as a static binary in the QEMU guest, where
@@ -48,7 +53,8 @@
 
 struct tool {
 	const char *label;
-	const char *argv[6];
+	const char *argv[10];
+	int set;		/* which option set (see set_title) */
 	const char *backend;	/* GETVALUES_BACKEND, or NULL */
 	bool gvlsof;
 	bool usable;
@@ -265,7 +271,7 @@ static int run(const struct tool *t, const char *const *prefix,
 	       const char *out, double *ms, double *cpu)
 {
 	struct rusage ru;
-	const char *argv[24];
+	const char *argv[32];
 	int n = 0, status;
 	double t0 = bench_now_ns();
 	pid_t pid;
@@ -457,24 +463,95 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: lsof [-n PROCS] [-f FDS] [-r REPEATS] [-g GVLSOF] "
-		"[-H]\n");
+		"[-O OTHER] [-H]\n");
 	exit(2);
+}
+
+/* The option sets measured, each gvlsof against lsof with the same. */
+enum { SET_ALL, SET_INET, SET_FILE, SET_PID, NSETS };
+
+static const char *const set_title[NSETS] = {
+	"The whole system (`-n -P`)",
+	"Internet sockets (`-n -P -i`)",
+	"Who has a file open (`-n -P FILE`, a file every holder has open)",
+	"One process (`-n -P -p PID`, a holder)",
+};
+
+static void print_set(const struct tool *tools, int ntools, int set)
+{
+	const struct tool *base = NULL;
+
+	for (int i = 0; i < ntools; i++)
+		if (tools[i].set == set && tools[i].gvlsof &&
+		    !tools[i].backend && tools[i].usable) {
+			base = &tools[i];
+			break;
+		}
+	printf("### %s\n\n", set_title[set]);
+	printf("| tool | wall ms | CPU ms | system calls | output lines | "
+	       "wall / gvlsof's | CPU / gvlsof's | calls / gvlsof's |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < ntools; i++) {
+		const struct tool *t = &tools[i];
+		char calls[32] = "n/a", tr[32] = "", ur[32] = "", cr[32] = "";
+
+		if (t->set != set)
+			continue;
+		if (!t->usable) {
+			if (!t->backend)
+				printf("| %s | not installed | | | | | | |\n",
+				       t->label);
+			continue;
+		}
+		if (t->syscalls >= 0)
+			snprintf(calls, sizeof(calls), "%ld", t->syscalls);
+		if (base && t != base) {
+			snprintf(tr, sizeof(tr), "%.2f",
+				 t->median / base->median);
+			snprintf(ur, sizeof(ur), "%.2f",
+				 t->cpu_median / base->cpu_median);
+			if (t->syscalls >= 0 && base->syscalls > 0)
+				snprintf(cr, sizeof(cr), "%.2f",
+					 (double)t->syscalls / base->syscalls);
+		}
+		printf("| %s | %.1f | %.1f | %s | %ld | %s | %s | %s |\n",
+		       t->label, t->median, t->cpu_median, calls, t->rows, tr,
+		       ur, cr);
+	}
+	printf("\n");
 }
 
 int main(int argc, char **argv)
 {
+	static char file_arg[PATH_MAX + 16], pid_arg[32];
 	static struct tool tools[] = {
-		{ .label = "gvlsof (default backend)", .gvlsof = true },
-		{ .label = "gvlsof, GETVALUES_BACKEND=sync",
-		  .backend = "sync", .gvlsof = true },
-		{ .label = "gvlsof, GETVALUES_BACKEND=uring",
-		  .backend = "uring", .gvlsof = true },
-		{ .label = "gvlsof, GETVALUES_BACKEND=native",
-		  .backend = "native", .gvlsof = true },
+		{ .label = "gvlsof -n -P (default backend)", .gvlsof = true,
+		  .argv = { NULL, "-n", "-P" } },
+		{ .label = "gvlsof -n -P, GETVALUES_BACKEND=sync",
+		  .backend = "sync", .gvlsof = true,
+		  .argv = { NULL, "-n", "-P" } },
+		{ .label = "gvlsof -n -P, GETVALUES_BACKEND=uring",
+		  .backend = "uring", .gvlsof = true,
+		  .argv = { NULL, "-n", "-P" } },
+		{ .label = "gvlsof -n -P, GETVALUES_BACKEND=native",
+		  .backend = "native", .gvlsof = true,
+		  .argv = { NULL, "-n", "-P" } },
 		{ .label = "lsof -n -P", .argv = { "lsof", "-n", "-P" } },
-		{ .label = "lsof -n -P -Ki",
-		  .argv = { "lsof", "-n", "-P", "-Ki" } },
 		{ .label = "lsfd", .argv = { "lsfd" } },
+		{ .label = "gvlsof -n -P -i", .gvlsof = true, .set = SET_INET,
+		  .argv = { NULL, "-n", "-P", "-i" } },
+		{ .label = "lsof -n -P -i", .set = SET_INET,
+		  .argv = { "lsof", "-n", "-P", "-i" } },
+		{ .label = "gvlsof -n -P FILE", .gvlsof = true,
+		  .set = SET_FILE, .argv = { NULL, "-n", "-P", file_arg } },
+		{ .label = "lsof -n -P FILE", .set = SET_FILE,
+		  .argv = { "lsof", "-n", "-P", file_arg } },
+		{ .label = "gvlsof -n -P -p PID", .gvlsof = true,
+		  .set = SET_PID, .argv = { NULL, "-n", "-P", "-p", pid_arg } },
+		{ .label = "lsof -n -P -p PID", .set = SET_PID,
+		  .argv = { "lsof", "-n", "-P", "-p", pid_arg } },
+		/* -O: another build of gvlsof, run with no options */
+		{ .label = "gvlsof of -O, no options", .set = -1 },
 	};
 	const int ntools = sizeof(tools) / sizeof(tools[0]);
 	static const char *const strace[] = {
@@ -482,10 +559,10 @@ int main(int argc, char **argv)
 	};
 	const char *strace_argv[6];
 	char gvlsof[PATH_MAX], out[PATH_MAX + 16], trace[PATH_MAX + 16];
+	static char other[PATH_MAX];
 	int procs = 200, fds = 25, repeats = 11, opt, sysprocs;
 	long sysfds;
 	bool have_strace = in_path("strace"), hold = false;
-	const struct tool *base = &tools[0];
 
 	snprintf(gvlsof, sizeof(gvlsof), "%s", argv[0]);
 	{
@@ -499,22 +576,27 @@ int main(int argc, char **argv)
 		strncat(gvlsof, "/../tools/gvlsof",
 			sizeof(gvlsof) - strlen(gvlsof) - 1);
 	}
-	while ((opt = getopt(argc, argv, "n:f:r:g:Hh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:f:r:g:O:Hh")) != -1) {
 		switch (opt) {
 		case 'n': procs = atoi(optarg); break;
 		case 'f': fds = atoi(optarg); break;
 		case 'r': repeats = atoi(optarg); break;
 		case 'g': snprintf(gvlsof, sizeof(gvlsof), "%s", optarg); break;
+		case 'O': snprintf(other, sizeof(other), "%s", optarg); break;
 		case 'H': hold = true; break;
 		default: usage();
 		}
 	}
-	if (procs < 0 || procs > MAX_PROCS || fds < 5 || fds > 900 ||
+	if (procs < 1 || procs > MAX_PROCS || fds < 5 || fds > 900 ||
 	    repeats < 1 || repeats > MAX_REPEATS)
 		usage();
 	for (int i = 0; i < ntools; i++)
 		if (tools[i].gvlsof)
 			tools[i].argv[0] = gvlsof;
+	if (*other) {
+		tools[ntools - 1].argv[0] = other;
+		tools[ntools - 1].set = SET_ALL;
+	}
 
 	snprintf(scratch, sizeof(scratch), "/tmp/gv-bench-lsof-XXXXXX");
 	if (!mkdtemp(scratch))
@@ -538,6 +620,8 @@ int main(int argc, char **argv)
 		die("mkfifo");
 	start_holders(procs, fds);
 	system_size(&sysprocs, &sysfds);
+	snprintf(file_arg, sizeof(file_arg), "%s/f0", scratch);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)holders[0]);
 	if (hold) {
 		fprintf(stderr, "lsof: %d processes holding %d descriptors; "
 			"%d processes, %ld descriptors in all. Interrupt to "
@@ -551,7 +635,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ntools; i++) {
 		struct tool *t = &tools[i];
 
-		t->usable = in_path(t->argv[0]) && run(t, NULL, out, NULL, NULL) == 0;
+		t->usable = t->set >= 0 && in_path(t->argv[0]) &&
+			    run(t, NULL, out, NULL, NULL) == 0;
 		t->rows = t->usable ? count_lines(out) : -1;
 		t->syscalls = -1;
 		if (!t->usable)
@@ -587,39 +672,11 @@ int main(int argc, char **argv)
 	       procs, fds, sysprocs, sysfds, repeats,
 	       have_strace ? "`strace -f -c`" :
 	       "counted under ptrace(2), strace not being installed");
-	printf("| tool | wall ms | CPU ms | system calls | output lines | "
-	       "wall / gvlsof's | CPU / gvlsof's | calls / gvlsof's |\n");
-	printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-	if (!base->usable)
-		base = NULL;
-	for (int i = 0; i < ntools; i++) {
-		const struct tool *t = &tools[i];
-		char calls[32] = "n/a", tr[32] = "", ur[32] = "", cr[32] = "";
-
-		if (!t->usable) {
-			if (!t->backend)
-				printf("| %s | not installed | | | | | | |\n",
-				       t->label);
-			continue;
-		}
-		if (t->syscalls >= 0)
-			snprintf(calls, sizeof(calls), "%ld", t->syscalls);
-		if (base && t != base) {
-			snprintf(tr, sizeof(tr), "%.2f",
-				 t->median / base->median);
-			snprintf(ur, sizeof(ur), "%.2f",
-				 t->cpu_median / base->cpu_median);
-			if (t->syscalls >= 0 && base->syscalls > 0)
-				snprintf(cr, sizeof(cr), "%.2f",
-					 (double)t->syscalls / base->syscalls);
-		}
-		printf("| %s | %.1f | %.1f | %s | %ld | %s | %s | %s |\n",
-		       t->label, t->median, t->cpu_median, calls, t->rows, tr,
-		       ur, cr);
-	}
+	for (int set = 0; set < NSETS; set++)
+		print_set(tools, ntools, set);
 	for (int i = 0; i < ntools; i++)
-		if (tools[i].gvlsof && !tools[i].usable)
-			printf("\n%s: that backend is not available here.\n",
+		if (tools[i].gvlsof && tools[i].backend && !tools[i].usable)
+			printf("%s: that backend is not available here.\n",
 			       tools[i].label);
 	return 0;
 }

@@ -15,10 +15,14 @@
  * =mountinfo, each in a child process (the variable is read once). "parse
  * mountinfo" reads the whole file and splits the lines, as libmount does,
  * stopping the one-path query at the line of the path's mount ID (from
- * statx). findmnt includes starting the process, which is what a script
- * pays. Every figure is the median over REPEATS of the mean time per query
- * over at least MS milliseconds; ratios are the competitor's time over
- * getvalues' (below 1: getvalues is slower).
+ * statx). "statx+statmount" is the floor of the one-path query on a
+ * kernel that has statmount(2) (6.8): statx(STATX_MNT_ID_UNIQUE) of the
+ * path and one statmount() of that mount asking the same four things, the
+ * two system calls the library's statmount source makes, with none of its
+ * own work around them. findmnt includes starting the process, which is
+ * what a script pays. Every figure is the median over REPEATS of the mean
+ * time per query over at least MS milliseconds; ratios are the
+ * competitor's time over getvalues' (below 1: getvalues is slower).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +35,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,6 +189,39 @@ static void mi_table(void)
 	}
 }
 
+/* ---- the floor: the two system calls, bare ---- */
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#define SM_SB_BASIC	0x01U
+#define SM_MNT_BASIC	0x02U
+#define SM_MNT_POINT	0x10U
+#define SM_FS_TYPE	0x20U
+#define SM_MNT_OPTS	0x80U
+
+struct mnt_id_req {
+	uint32_t size, spare;
+	uint64_t mnt_id, param;
+};
+
+static uint64_t sm_buf[512];
+
+static bool sm_one(const char *path)
+{
+	struct mnt_id_req req = { .size = sizeof(req) };
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID_UNIQUE, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID_UNIQUE))
+		return false;
+	req.mnt_id = stx.stx_mnt_id;
+	req.param = SM_SB_BASIC | SM_MNT_BASIC | SM_MNT_POINT | SM_FS_TYPE |
+		    SM_MNT_OPTS;
+	return syscall(457 /* statmount */, &req, sm_buf, sizeof(sm_buf),
+		       0) == 0;
+}
+
 /* ---- getvalues ---- */
 
 static char gv_buf[64 << 20];
@@ -297,6 +335,7 @@ static void query(int what, int q)
 	case 3: mi_table(); break;
 	case 4: fm_one(target); break;
 	case 5: fm_table(); break;
+	case 6: sink += sm_one(target); break;
 	}
 }
 
@@ -446,12 +485,13 @@ int main(int argc, char **argv)
 	       "mntns, then all %d fields of every mount.\n\n", repeats,
 	       target_ns / 1e6 / repeats, NFIELDS);
 	printf("| mounts | query | getvalues (statmount) | "
-	       "getvalues (mountinfo) | parse mountinfo | findmnt | "
-	       "mountinfo / getvalues | findmnt / getvalues |\n");
-	printf("|---:|---|---:|---:|---:|---:|---:|---:|\n");
+	       "getvalues (mountinfo) | statx+statmount | parse mountinfo | "
+	       "findmnt | floor / getvalues | mountinfo / getvalues | "
+	       "findmnt / getvalues |\n");
+	printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (tok = strtok_r(counts, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		double sm[2], mi[2], parse[2], fm[2];
+		double sm[2], mi[2], parse[2], fm[2], bare = NAN;
 		size_t n;
 
 		add_mounts(strtoul(tok, NULL, 10));
@@ -462,14 +502,18 @@ int main(int argc, char **argv)
 			parse[q] = measure(1, q);
 			fm[q] = measure(2, q);
 		}
+		if (sm_one(target))
+			bare = measure(3, Q_ONE);
 		for (int q = 0; q < 2; q++) {
 			double best = isnan(sm[q]) ? mi[q] : sm[q];
 
 			printf("| %zu | %s |", n, q ? "table" : "one path");
 			cell(sm[q]);
 			cell(mi[q]);
+			cell(q ? NAN : bare);
 			cell(parse[q]);
 			cell(fm[q]);
+			ratio(q ? NAN : bare, sm[q]);
 			ratio(parse[q], best);
 			ratio(fm[q], best);
 			printf("\n");

@@ -2,13 +2,18 @@
 /*
  * readfile_speed.c - readfile() against open/read/close, in ns per call.
  *
- *   readfile_speed [-l LOOPS] [-r REPEATS] [-t readfile|openreadclose|both]
- *                  [-f FILE]...
+ *   readfile_speed [-l LOOPS] [-r REPEATS] [-f FILE]...
  *
  * Without -f it measures a sysfs file, a /proc file, a tmpfs file and a
- * cached ext4 file. Each repeat times LOOPS calls of each method, the methods
- * interleaved so that drift hits both alike; the table shows medians over the
- * repeats and the ratio open/read/close / readfile (above 1: readfile wins).
+ * cached ext4 file. Each repeat times LOOPS calls of each method, the
+ * methods interleaved in an order that rotates from repeat to repeat, so
+ * that drift hits all alike. The baseline is what a careful program writes
+ * (open(2), read(2) until it returns 0, close(2)); "naive" is one read(2)
+ * into the whole buffer (what a program that trusts a small file to come
+ * in one read writes: it cannot tell a full buffer from a longer file).
+ * The table shows medians and the ratios baseline / method (above 1: the
+ * method is faster), then the system calls of one call of each method,
+ * counted under ptrace(2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,47 +30,61 @@
 #define MAX_FILES 16
 #define MAX_REPEATS 101
 
-enum { T_READFILE = 1, T_ORC = 2, T_BOTH = 3 };
+enum method { M_READFILE, M_CAREFUL, M_NAIVE, M_COUNT };
+
+static const char *const method_name[M_COUNT] = {
+	"readfile", "open/read/close", "naive",
+};
 
 static char buf[1 << 16];
 
-static double time_readfile(const char *path, int loops)
+static void die(const char *path)
+{
+	perror(path);
+	exit(1);
+}
+
+static void call_once(enum method m, const char *path)
+{
+	ssize_t n;
+	int fd;
+
+	if (m == M_READFILE) {
+		if (readfile(AT_FDCWD, path, buf, sizeof(buf), 0) < 0)
+			die(path);
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n > 0 && m == M_CAREFUL);
+	close(fd);
+}
+
+static double time_method(enum method m, const char *path, int loops)
 {
 	double t = bench_now_ns();
 
 	for (int i = 0; i < loops; i++)
-		if (readfile(AT_FDCWD, path, buf, sizeof(buf), 0) < 0) {
-			perror(path);
-			exit(1);
-		}
+		call_once(m, path);
 	return (bench_now_ns() - t) / loops;
 }
 
-static double time_orc(const char *path, int loops)
+struct one { enum method m; const char *path; };
+
+static void one_call(void *arg)
 {
-	double t = bench_now_ns();
+	const struct one *o = arg;
 
-	for (int i = 0; i < loops; i++) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n;
-
-		if (fd < 0) {
-			perror(path);
-			exit(1);
-		}
-		do
-			n = read(fd, buf, sizeof(buf));
-		while (n > 0);
-		close(fd);
-	}
-	return (bench_now_ns() - t) / loops;
+	call_once(o->m, o->path);
 }
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: readfile_speed [-l LOOPS] [-r REPEATS] "
-		"[-t readfile|openreadclose|both] [-f FILE]...\n");
+		"usage: readfile_speed [-l LOOPS] [-r REPEATS] [-f FILE]...\n");
 	exit(2);
 }
 
@@ -74,23 +93,13 @@ int main(int argc, char **argv)
 	const char *files[MAX_FILES], *shown[MAX_FILES];
 	char tmpfs_file[] = "/dev/shm/gv-bench-XXXXXX";
 	char ext4_file[] = "/var/tmp/gv-bench-XXXXXX";
-	int nfiles = 0, loops = 20000, repeats = 7, which = T_BOTH, opt;
+	int nfiles = 0, loops = 20000, repeats = 11, opt;
 	bool own_files = false;
 
-	while ((opt = getopt(argc, argv, "l:r:t:f:h")) != -1) {
+	while ((opt = getopt(argc, argv, "l:r:f:h")) != -1) {
 		switch (opt) {
 		case 'l': loops = atoi(optarg); break;
 		case 'r': repeats = atoi(optarg); break;
-		case 't':
-			if (!strcmp(optarg, "readfile"))
-				which = T_READFILE;
-			else if (!strcmp(optarg, "openreadclose"))
-				which = T_ORC;
-			else if (!strcmp(optarg, "both"))
-				which = T_BOTH;
-			else
-				usage();
-			break;
 		case 'f':
 			if (nfiles == MAX_FILES)
 				usage();
@@ -131,12 +140,14 @@ int main(int argc, char **argv)
 			close(fd);
 	}
 
-	printf("%d repeats of %d calls; medians in ns per call\n\n", repeats,
-	       loops);
-	printf("| file | fs | bytes | readfile | open/read/close | ratio |\n");
-	printf("|---|---|---:|---:|---:|---:|\n");
+	printf("%d repeats of %d calls; medians in ns per call, and the "
+	       "ratio open/read/close / method (above 1: faster)\n\n",
+	       repeats, loops);
+	printf("| file | fs | bytes | open/read/close | readfile | ratio | "
+	       "naive (one read) | ratio |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
 	for (int f = 0; f < nfiles; f++) {
-		double rf[MAX_REPEATS], orc[MAX_REPEATS], mrf = 0, morc = 0;
+		double t[M_COUNT][MAX_REPEATS], med[M_COUNT];
 		ssize_t size = readfile(AT_FDCWD, files[f], buf, sizeof(buf), 0);
 
 		if (size < 0) {
@@ -144,31 +155,35 @@ int main(int argc, char **argv)
 			continue;
 		}
 		/* warm the caches and the dentry before measuring */
-		time_readfile(files[f], loops / 10 + 1);
-		time_orc(files[f], loops / 10 + 1);
-		for (int r = 0; r < repeats; r++) {
-			if (which & T_READFILE)
-				rf[r] = time_readfile(files[f], loops);
-			if (which & T_ORC)
-				orc[r] = time_orc(files[f], loops);
+		for (int m = 0; m < M_COUNT; m++)
+			time_method(m, files[f], loops / 10 + 1);
+		for (int r = 0; r < repeats; r++)
+			for (int q = 0; q < M_COUNT; q++) {
+				int m = (q + r) % M_COUNT;
+
+				t[m][r] = time_method(m, files[f], loops);
+			}
+		for (int m = 0; m < M_COUNT; m++)
+			med[m] = bench_median(t[m], repeats);
+		printf("| %s | %s | %zd | %.0f | %.0f | %.3f | %.0f | %.3f |\n",
+		       shown[f], bench_fs_name(files[f]), size,
+		       med[M_CAREFUL], med[M_READFILE],
+		       med[M_CAREFUL] / med[M_READFILE], med[M_NAIVE],
+		       med[M_CAREFUL] / med[M_NAIVE]);
+		fflush(stdout);
+	}
+	printf("\nSystem calls of one call (ptrace(2)):\n\n| file |");
+	for (int m = 0; m < M_COUNT; m++)
+		printf(" %s |", method_name[m]);
+	printf("\n|---|---:|---:|---:|\n");
+	for (int f = 0; f < nfiles; f++) {
+		printf("| %s |", shown[f]);
+		for (int m = 0; m < M_COUNT; m++) {
+			struct one o = { m, files[f] };
+
+			printf(" %ld |", bench_count_syscalls(one_call, &o));
 		}
-		if (which & T_READFILE)
-			mrf = bench_median(rf, repeats);
-		if (which & T_ORC)
-			morc = bench_median(orc, repeats);
-		printf("| %s | %s | %zd | ", shown[f], bench_fs_name(files[f]), size);
-		if (which & T_READFILE)
-			printf("%.0f | ", mrf);
-		else
-			printf("- | ");
-		if (which & T_ORC)
-			printf("%.0f | ", morc);
-		else
-			printf("- | ");
-		if (which == T_BOTH)
-			printf("%.2f |\n", morc / mrf);
-		else
-			printf("- |\n");
+		printf("\n");
 	}
 	if (own_files) {
 		unlink(tmpfs_file);

@@ -22,6 +22,7 @@ benchmarks=(
 "mounts|Mounts: one path and the whole table, getvalues vs mountinfo vs findmnt|$B/bench/mounts -n 20,1000,10000 -r 7 -t 700"
 "lsof|gvlsof vs lsof and lsfd, 200 extra processes|$B/bench/lsof -n 200 -f 25 -r 11"
 "batch|N files in one getvalues() vs N open/read/close, per backend|$B/bench/batch -r 11 -R 5"
+"python|Python: a ps-like listing of every process, getvalues vs open().read() vs psutil|GV_BUILD=$B bench/ps.py -r 21 -n 200"
 "native|The native system calls in Linux 6.12 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
 )
 

@@ -20,9 +20,20 @@
 extern "C" {
 #endif
 
+/* The version of this header and of the library: 0.1.0. */
 #define GETVALUES_VERSION_MAJOR 0
 #define GETVALUES_VERSION_MINOR 1
+#define GETVALUES_VERSION_PATCH 0
 
+/*
+ * readfile is a common name for a helper of one's own. A program that has
+ * one defines GETVALUES_NO_READFILE before including this header, which
+ * then leaves the name out, and calls getvalues_readfile(): the same
+ * function under a prefixed name. The library's readfile is a weak symbol,
+ * so a program's own readfile() wins over it at static link time, too.
+ * See readfile(3).
+ */
+#ifndef GETVALUES_NO_READFILE
 /**
  * readfile() - open, read and close a file in one call
  * @dfd:     directory descriptor for a relative @path, or AT_FDCWD
@@ -43,6 +54,11 @@ extern "C" {
  * No file descriptor survives the call, in any thread, across fork().
  */
 ssize_t readfile(int dfd, const char *path, void *buf, size_t bufsize, int flags);
+#endif
+
+/* readfile() under a name no program has of its own; always declared. */
+ssize_t getvalues_readfile(int dfd, const char *path, void *buf, size_t bufsize,
+			   int flags);
 
 /**
  * struct name_val - one named value requested from getvalues()
@@ -86,6 +102,32 @@ struct name_val {
  */
 int getvalues(int dfd, const char *path, struct name_val *vec, size_t num,
 	      unsigned int flags);
+
+/* The limit of getvalues_alloc()'s buffer when the caller gives none. */
+#define GETVALUES_ALLOC_MAX	(256u << 20)
+
+/**
+ * getvalues_alloc() - getvalues() into a buffer that grows until all fits
+ * @dfd, @path, @vec, @num, @flags: as for getvalues(); the value_in of
+ *            every entry is ignored (and never written)
+ * @max_size: the largest buffer to try, in bytes; 0 for GETVALUES_ALLOC_MAX
+ * @bufp:     set to the buffer that every value_out points into (free() it
+ *            when done with the values), or to NULL when the call fails
+ *
+ * EOVERFLOW does not tell how large the value is. This makes the whole call
+ * again in a buffer twice as large (or larger, at the rate of the values
+ * that fitted), so that every value comes from one getvalues() call, until
+ * all fit or the buffer is @max_size bytes. Only value_out and error of
+ * the entries handled are written into @vec.
+ *
+ * Return: as getvalues(): @num when every value fits; else the index of the
+ * entry that does not fit even in @max_size bytes (its error EOVERFLOW; the
+ * entries before it are filled in, and *@bufp must be freed). On failure -1
+ * with errno as getvalues() sets it, ENOMEM, or EINVAL for a NULL @bufp.
+ */
+int getvalues_alloc(int dfd, const char *path, struct name_val *vec,
+		    size_t num, unsigned int flags, size_t max_size,
+		    void **bufp);
 
 #ifdef __cplusplus
 }

@@ -1,59 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * backend.c - the table of backends, GETVALUES_BACKEND, cached probes, and
- * the auto policy that picks, per getvalues() call, how data: values are
- * fetched.
+ * backend.c - the table of backends, GETVALUES_BACKEND and cached probes.
  *
  * A backend is an ops table for one mechanism (plain system calls, io_uring,
  * the native system calls). Each probe runs once per process and its answer
  * is kept; GETVALUES_BACKEND=sync|uring|native|auto is read once, at the
  * first call.
  *
- * The auto policy, from bench/batch (figures in bench/RESULTS.md). What
- * io_uring saves is system calls, about a microsecond each on the VMs this
- * was measured on; what it costs is the ring's work and, where a read
- * cannot complete without blocking, a hand-over to an io-wq worker thread.
- *   - procfs, sysfs, tmpfs and the other memory file systems: every open
- *     and read is handed to a worker (an iou-wrk thread appears). Times
- *     swing from 0.3x to 3.6x of sync with the load on the machine:
- *     sync, always.
- *   - ext2/3/4, xfs, btrfs, f2fs: io_uring reads cached files inline,
- *     and queues the reads of cold ones to the disk all at once; the
- *     files are opened as data.c opens them, in system calls. 1.2x-1.3x
- *     faster than sync for cached files (N = 2 to 256), 3x-5x for cold
- *     ones (64 and 1000 files). uring from two data: files on.
- *   - other file systems (network, FUSE, overlay, ...): only when the
- *     files are cold, which one preadv2(RWF_NOWAIT) of the first file's
- *     first byte tells (EAGAIN), made on the descriptor the sync path
- *     has just opened: one system call per call, only from 8 data: files
- *     on, where it costs less than 2%. A file system that cannot answer
- *     (EOPNOTSUPP: overlayfs, for one) stays on sync.
+ * Where a backend helps is decided per call, in batch.c (the auto policy)
+ * for getvalues() and here for readfile().
  */
 #include <errno.h>
-#include <linux/magic.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "internal.h"
-
-/* data: files from which auto batches; see above */
-#define GV_AUTO_DISK_FILES	2	/* on the file systems listed below */
-#define GV_AUTO_PROBE_FILES	8	/* elsewhere, if the first is cold */
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-#ifndef TRACEFS_MAGIC
-#define TRACEFS_MAGIC 0x74726163
-#endif
-#ifndef BPF_FS_MAGIC
-#define BPF_FS_MAGIC 0xcafe4a11
-#endif
-#ifndef CONFIGFS_MAGIC
-#define CONFIGFS_MAGIC 0x62656570
-#endif
 
 static int gv_sync_probe(void)
 {
@@ -118,7 +80,8 @@ enum gv_backend_id gv_backend_last(void)
  * 0 if backend @id works in this process, else -ENOSYS. Racing first calls
  * may both probe; probes are idempotent, so they store the same answer. A
  * backend that stops working later (a seccomp filter installed after the
- * probe) reports it through its own calls, and falls back by itself.
+ * probe) says so with gv_backend_lost(): auto then falls back to sync by
+ * itself, and a forced one fails with ENOSYS from then on (SPEC v2).
  */
 int gv_backend_usable(enum gv_backend_id id)
 {
@@ -133,6 +96,16 @@ int gv_backend_usable(enum gv_backend_id id)
 		__atomic_store_n(&gv_probed[id], r, __ATOMIC_RELEASE);
 	}
 	return r == 1 ? 0 : -ENOSYS;
+}
+
+void gv_backend_lost(enum gv_backend_id id)
+{
+	__atomic_store_n(&gv_probed[id], -ENOSYS, __ATOMIC_RELEASE);
+}
+
+void gv_backend_set_last(enum gv_backend_id id)
+{
+	gv_last = id;
 }
 
 const struct gv_backend *gv_backend_ops(enum gv_backend_id id)
@@ -177,172 +150,17 @@ int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
 	return be->getvalues(dfd, path, vec, num, flags);
 }
 
+/*
+ * readfile() opens, reads and closes one file: there is nothing to batch,
+ * and through io_uring the open into a direct descriptor would escape
+ * RLIMIT_NOFILE, a blocking read would wait in a worker that neither a
+ * signal's SA_RESTART nor pthread_cancel() reaches, and on procfs, sysfs
+ * and tmpfs the worker makes it slower. So a forced uring reads it with
+ * plain system calls, as sync does; only the native call is different.
+ */
 enum gv_backend_id gv_backend_readfile(enum gv_backend_id id)
 {
+	if (id == GV_BACKEND_URING)
+		return GV_BACKEND_SYNC;
 	return gv_backend_auto(id, GV_BACKEND_SYNC);
-}
-
-/* ---- getvalues(): how the data: values of one call are fetched ---- */
-
-void gv_batch_begin(struct gv_ctx *ctx)
-{
-	switch (gv_backend_forced()) {
-	case GV_BACKEND_AUTO:
-		ctx->batch_state = GV_BATCH_DECIDE;
-		break;
-	case GV_BACKEND_URING:
-		ctx->batch_state = GV_BATCH_NOW;
-		break;
-	default:
-		ctx->batch_state = GV_BATCH_OFF;
-		break;
-	}
-	ctx->batch = NULL;
-	gv_last = GV_BACKEND_SYNC;
-}
-
-void gv_batch_end(struct gv_ctx *ctx)
-{
-	if (ctx->batch)
-		gv_backend_uring.batch_free(ctx->batch);
-	ctx->batch = NULL;
-	ctx->batch_state = GV_BATCH_OFF;
-}
-
-#ifndef F2FS_SUPER_MAGIC
-#define F2FS_SUPER_MAGIC 0xf2f52010
-#endif
-
-static int gv_fs_class_forced = -1;
-
-void gv_backend_force_fs_class(int cls)
-{
-	__atomic_store_n(&gv_fs_class_forced, cls, __ATOMIC_RELAXED);
-}
-
-static enum gv_fs_class gv_fs_class(struct gv_ctx *ctx)
-{
-	int forced = __atomic_load_n(&gv_fs_class_forced, __ATOMIC_RELAXED);
-	const struct statfs *sfs;
-
-	if (forced >= 0)
-		return forced;
-	if (gv_origin_statfs(ctx, &sfs))
-		return GV_FS_MEMORY;
-	switch ((uint32_t)sfs->f_type) {
-	/* in memory: nothing to wait for, and io_uring punts to a worker */
-	case PROC_SUPER_MAGIC:
-	case SYSFS_MAGIC:
-	case CGROUP_SUPER_MAGIC:
-	case CGROUP2_SUPER_MAGIC:
-	case TMPFS_MAGIC:
-	case RAMFS_MAGIC:
-	case DEBUGFS_MAGIC:
-	case TRACEFS_MAGIC:
-	case SECURITYFS_MAGIC:
-	case CONFIGFS_MAGIC:
-	case BPF_FS_MAGIC:
-	case DEVPTS_SUPER_MAGIC:
-	case HUGETLBFS_MAGIC:
-		return GV_FS_MEMORY;
-	/* block devices, buffered reads io_uring completes or queues inline */
-	case EXT4_SUPER_MAGIC:		/* ext2, ext3 too */
-	case XFS_SUPER_MAGIC:
-	case BTRFS_SUPER_MAGIC:
-	case F2FS_SUPER_MAGIC:
-		return GV_FS_DISK;
-	}
-	return GV_FS_OTHER;
-}
-
-/* The number of data: files from entry @i on, counting up to @max. */
-static size_t gv_count_files(struct gv_ctx *ctx, size_t i, size_t max)
-{
-	size_t files = 0;
-
-	for (; i < ctx->nreqs && files < max; i++)
-		files += gv_data_is_file(&ctx->reqs[i]);
-	return files;
-}
-
-/* auto, at the first data: entry (@i): batch, probe, or one at a time? */
-static int gv_auto_decide(struct gv_ctx *ctx, size_t i)
-{
-	int state;
-
-	switch (gv_fs_class(ctx)) {
-	case GV_FS_DISK:
-		if (gv_count_files(ctx, i, GV_AUTO_DISK_FILES) <
-		    GV_AUTO_DISK_FILES)
-			return GV_BATCH_OFF;
-		state = GV_BATCH_NOW;
-		break;
-	case GV_FS_OTHER:
-		if (gv_count_files(ctx, i, GV_AUTO_PROBE_FILES) <
-		    GV_AUTO_PROBE_FILES)
-			return GV_BATCH_OFF;
-		state = GV_BATCH_PROBE;
-		break;
-	default:
-		return GV_BATCH_OFF;
-	}
-	return gv_backend_usable(GV_BACKEND_URING) ? GV_BATCH_OFF : state;
-}
-
-int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
-		  struct gv_out *out)
-{
-	const struct gv_backend *be = &gv_backend_uring;
-	size_t i = req - ctx->reqs;
-	int err;
-
-	switch (ctx->batch_state) {
-	case GV_BATCH_DECIDE:
-		ctx->batch_state = gv_auto_decide(ctx, i);
-		if (ctx->batch_state != GV_BATCH_NOW)
-			return -EGV_SYNC;
-		/* fall through */
-	case GV_BATCH_NOW:
-		/*
-		 * A batch that cannot be made (no ring in this thread, no
-		 * memory) is no error: the values are fetched one at a time.
-		 */
-		err = be->batch_fetch(ctx, i, out, &ctx->batch);
-		if (err) {
-			ctx->batch_state = GV_BATCH_OFF;
-			return -EGV_SYNC;
-		}
-		ctx->batch_state = GV_BATCH_DONE;
-		gv_last = GV_BACKEND_URING;
-		/* fall through */
-	case GV_BATCH_DONE:
-		return be->batch_get(ctx->batch, i, out);
-	default:
-		return -EGV_SYNC;
-	}
-}
-
-/*
- * auto: @fd is the first data: file of the call, just opened. If its first
- * byte cannot be read without waiting for the device, the rest likely
- * cannot either: fetch them all at once, this one included. An empty file
- * tells nothing (end of file needs no page): ask the next one.
- */
-int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
-		   struct gv_out *out)
-{
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	ssize_t n;
-
-	if (ctx->batch_state != GV_BATCH_PROBE)
-		return -EGV_SYNC;
-	n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
-	if (n < 0 && errno == EAGAIN) {
-		ctx->batch_state = GV_BATCH_NOW;
-		return gv_batch_data(ctx, req, out);
-	}
-	if (n != 0)
-		ctx->batch_state = GV_BATCH_OFF;
-	return -EGV_SYNC;
 }

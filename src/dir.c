@@ -53,15 +53,17 @@ int gv_dir_list(struct gv_ctx *ctx, const struct gv_req *req,
 	if (!gv_subpath_valid(sub))
 		return -EINVAL;
 	if (*sub)
-		fd = gv_open_beneath(ctx->origin, sub,
+		fd = gv_open_beneath(ctx, ctx->origin, sub,
 				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	else if ((fd = openat(ctx->origin, ".",
 			      O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		fd = -errno;
+	else
+		gv_fd_own(fd);
 	if (fd < 0)
 		return fd;
 	err = gv_dir_names(fd, out);
-	close(fd);
+	gv_fd_defer(&ctx->closing, fd);
 	return err;
 }
 

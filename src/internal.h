@@ -20,12 +20,24 @@
 
 #define GV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* forkguard.c: keeps descriptors the library opens out of fork()ed children */
-void gv_fork_guard_enter(void);
-void gv_fork_guard_leave(void);
+/*
+ * fds.c: every descriptor the library opens is owned, from open() to
+ * close, so that a fork() in another thread closes it in the child.
+ */
+int gv_fd_own(int fd);			/* returns @fd */
+void gv_fd_disown(int fd);
+void gv_fd_close(int fd);		/* disown, close; -1 is ignored */
+void gv_fd_close_cleanup(void *arg);	/* pthread_cleanup_push(): int * */
+/* Descriptors a call closes later, many in one close_range(2). */
+struct gv_closer {
+	unsigned int n;
+	int fd[64];
+};
+void gv_fd_defer(struct gv_closer *c, int fd);	/* -1 is ignored */
+void gv_fd_flush(struct gv_closer *c);
+pid_t gv_tid(void);			/* the calling thread, cached */
 
 /* readfile.c */
-ssize_t gv_read_fd(int fd, void *buf, size_t size);
 ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
 			 int flags);
 
@@ -34,24 +46,36 @@ ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
  * process_vm_readv/writev on our own pid, so that a bad pointer becomes
  * EFAULT instead of a crash, as it would in a system call.
  */
-void gv_self_begin(void);
-void gv_self_end(void);
+void gv_uaccess_end(void);	/* at the end of a call */
 int gv_copy_from_user(void *dst, uintptr_t src, size_t len);
+ssize_t gv_read_into_user(int fd, uintptr_t dst, size_t len, size_t chunk);
 int gv_copy_to_user(uintptr_t dst, const void *src, size_t len);
 
-/* A batch of writes into the caller's memory, done in one system call. */
-struct gv_uwrite {
-	size_t off;		/* of the bytes in the staging arena */
-	size_t len;
-	uintptr_t dst;		/* in the caller's memory */
-};
-/* Number of leading writes of @w that landed (all of them: @n). */
-size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
-			     size_t n);
+/* Pairs of iovecs written in few system calls: how many landed, in order. */
+struct iovec;
+size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
+			   size_t n);
 /* Read a NUL-terminated string of at most @max bytes (NUL excluded). */
 int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max);
+/*
+ * The regions the names of this thread's last call lay in, read again with
+ * the next call's vector, as a guess (see uaccess.c).
+ */
+#define GV_PREREAD_MAX 4
+struct gv_preread {
+	unsigned int n;
+	uintptr_t base[GV_PREREAD_MAX];
+	size_t len[GV_PREREAD_MAX], got[GV_PREREAD_MAX];
+	char data[16384];	/* GV_PREREAD_BYTES */
+};
+int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
+			  struct gv_preread *pre);
+bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
+		     void *dst);
+void gv_preread_remember(const struct iovec *r, size_t nreg);
 int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
-			 const char **out, int *lens, char **store);
+			 const char **out, int *lens, char **store,
+			 const struct gv_preread *pre);
 
 /* backend.c: one ops table per mechanism, chosen per call */
 enum gv_backend_id {
@@ -102,6 +126,9 @@ const struct gv_backend *gv_backend_ops(enum gv_backend_id id);
 void gv_backend_force(enum gv_backend_id id);
 /* The backend that fetched the data: values of this thread's last call. */
 enum gv_backend_id gv_backend_last(void);
+void gv_backend_set_last(enum gv_backend_id id);
+/* Backend @id stopped working in this process (seccomp, rlimits). */
+void gv_backend_lost(enum gv_backend_id id);
 /*
  * getvalues() on a backend that takes the whole call (native: forced, or
  * under auto when the kernel has it), or -EGV_SYNC: the library does it.
@@ -114,13 +141,13 @@ void gv_backend_auto_native(bool allow);
 enum gv_backend_id gv_backend_readfile(enum gv_backend_id id);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
 int gv_native_probe_nr(long nr, bool force);
-/* How auto sees the file system of $ORIGIN (backend.c). */
-enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER };
+/* How auto sees the file system of $ORIGIN (batch.c). */
+enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC };
 /* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */
 void gv_backend_force_fs_class(int cls);
 
 /*
- * How one getvalues() call fetches its data: values. data.c asks
+ * batch.c: how one getvalues() call fetches its data: values. data.c asks
  * gv_batch_data() first; -EGV_SYNC means: fetch this one yourself, one at
  * a time. When the auto policy waits for the first file (GV_BATCH_PROBE),
  * data.c hands it the open file through gv_batch_probe().
@@ -140,7 +167,12 @@ int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
 		   struct gv_out *out);
 void gv_batch_end(struct gv_ctx *ctx);
 
-/* uring.c: for tests, slots of this thread's ring still holding a file */
+/* uring_batch.c: the uring backend's batch ops, and for tests, the slots
+ * of this thread's ring still holding a file */
+int gv_uring_batch_fetch(struct gv_ctx *ctx, size_t from,
+			 const struct gv_out *out, struct gv_batch **batch);
+int gv_uring_batch_get(struct gv_batch *b, size_t i, struct gv_out *out);
+void gv_uring_batch_free(struct gv_batch *b);
 int gv_uring_busy_slots(void);
 
 /* ---- getvalues(): the per-call context, parsed names and value sinks ---- */
@@ -190,6 +222,7 @@ struct gv_req {
 	const char *arg;		/* SUBPATH, xattr name: NUL-terminated */
 	uint32_t id;			/* mntns:ID */
 	bool has_id;
+	bool bad_id;			/* ID is no number (err ENOENT) */
 	bool follow;			/* stat (true) or lstat (false) */
 	int err;			/* > 0: the name itself is bad */
 };
@@ -216,8 +249,12 @@ int gv_putf(struct gv_out *out, const char *fmt, ...)
 int gv_put_u64(struct gv_out *out, uint64_t v);
 /* A list item: @s and its NUL. */
 int gv_put_item(struct gv_out *out, const char *s, size_t n);
-/* The contents of @fd, from its offset to EOF. */
-int gv_put_read(struct gv_out *out, int fd);
+/*
+ * The contents of @fd, from its offset to EOF. @short_is_eof: a read that
+ * returns less than asked is at end of file (a regular file of a file
+ * system that says so, open.c), so no read is made to see EOF.
+ */
+int gv_put_read(struct gv_out *out, int fd, bool short_is_eof);
 /* The names of @fields as a list. */
 int gv_put_field_names(struct gv_out *out, const struct gv_field *fields);
 /*
@@ -235,7 +272,10 @@ int gv_out_direct_done(struct gv_out *out, size_t len);
 /* One getvalues() call. */
 struct gv_ctx {
 	int origin;		/* O_PATH descriptor of $ORIGIN */
+	bool origin_borrowed;	/* it is the caller's dfd: not ours to close */
 	unsigned int flags;
+	int dfd;		/* the caller's, and path in its memory */
+	uintptr_t path;
 
 	/*
 	 * Every parsed name of the call, so that a group can fetch at once
@@ -258,8 +298,11 @@ struct gv_ctx {
 	/* lookup.c: the directory of the previous SUBPATH */
 	int dir_fd;
 	char *dir_path;
-	int proc_fd;		/* /proc/self/fd, for gv_reopen() */
+	int proc_fd;		/* proc.c: the thread's /proc fd directory */
 	int link_dir;		/* data.c: a directory whose names were links */
+
+	/* descriptors to close, many at once (fds.c) */
+	struct gv_closer closing;
 
 	/* stat.c: the statx of the previous object */
 	struct gv_stat_cache *stat;
@@ -275,34 +318,46 @@ struct gv_names {
 	struct gv_strblock *expanded;	/* shorthand expansions */
 };
 int gv_parse_names(const struct name_val *vec, size_t num,
-		   struct gv_req *reqs, struct gv_names *names);
+		   struct gv_req *reqs, struct gv_names *names,
+		   const struct gv_preread *pre);
 void gv_names_free(struct gv_names *names);
 int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
 		 struct gv_out *out);
 
-/* walk.c */
-int gv_walk(struct gv_ctx *ctx, struct name_val *vec, size_t num,
-	    const struct gv_req *reqs);
+/* walk.c: see walk.h */
+struct gv_walk;
+void gv_walk_init(struct gv_walk *w, struct gv_ctx *ctx, struct name_val *vec,
+		  uintptr_t uvec, size_t num, const struct gv_req *reqs);
+int gv_walk(struct gv_walk *w);
+void gv_walk_release(struct gv_walk *w);
 
 /* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
 bool gv_subpath_valid(const char *sub);
 int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
-int gv_open_beneath(int dfd, const char *path, int oflags);
+int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
+		    int oflags);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
-int gv_reopen(struct gv_ctx *ctx, int fd, int oflags);
 void gv_lookup_release(struct gv_ctx *ctx);
 
+/* proc.c: /proc, checked to be procfs before anything is opened there */
+struct statx;
+int gv_proc_open(const char *rel, int oflags);
+int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
+	      const struct statx *pinned);
+int gv_proc_fd_path(struct gv_ctx *ctx, int fd, char *buf, size_t size);
+int gv_proc_fd_dirfd(struct gv_ctx *ctx);
+void gv_proc_release(struct gv_ctx *ctx);
+
 /*
- * data.c: data:SUBPATH opened exactly as the data group opens it, apart
- * from reading it; the uring backend reads what this opens.
+ * open.c: data:SUBPATH opened without side effects, for data.c and the
+ * uring batch alike.
  */
 enum gv_data_kind {
 	GV_DATA_FILE = 1,	/* a regular file, open for reading in fd */
 	GV_DATA_LINK,		/* a symlink, O_PATH in fd: its target */
-	GV_DATA_TRY,		/* procfs and the like, no special files
-				   there: open SUBPATH beneath $ORIGIN, the
-				   open tells what it is */
+	GV_DATA_TRY,		/* no special files on this file system:
+				   open SUBPATH by name beneath $ORIGIN */
 };
 struct gv_data_file {
 	int fd;			/* the caller closes it */
@@ -310,8 +365,18 @@ struct gv_data_file {
 };
 /* A gv_data_kind, or -errno for the entry. */
 int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f);
+int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
+			struct gv_data_file *f);
+/* The open(2) flags of a data: file (O_NONBLOCK: data: never waits). */
+int gv_data_open_flags(void);
+/* $ORIGIN is on a file system without special files (open.c says which) */
+bool gv_data_shortcut(struct gv_ctx *ctx);
+/* ... whose regular files end where a read returns less than asked */
+bool gv_data_short_is_eof(struct gv_ctx *ctx);
 /* data:SUBPATH with a non-empty SUBPATH (the name of a file beneath) */
 bool gv_data_is_file(const struct gv_req *req);
+/* @sub has the shape of one of procfs's symlinks, $ORIGIN on procfs */
+bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub);
 
 /* the groups */
 extern const struct gv_group gv_group_mnt, gv_group_mntns, gv_group_xattr,

@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sched.h>
-#include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,17 +51,19 @@ bool gv_subpath_valid(const char *sub)
 }
 
 /*
- * openat2() confined beneath @dfd. A RESOLVE_IN_ROOT lookup that meets ".."
- * (directly or through a symlink) fails with EAGAIN when any mount or rename
- * happened meanwhile, in any mount namespace (mount_lock and rename_lock are
- * global). Retry, yielding once the quick retries are spent, so that a
- * mount storm elsewhere slows the lookup down instead of failing it.
+ * openat2() with @resolve beneath @dfd. A RESOLVE_IN_ROOT lookup that meets
+ * ".." (directly or through a symlink) fails with EAGAIN when any mount or
+ * rename happened meanwhile, in any mount namespace (mount_lock and
+ * rename_lock are global). Retry, yielding once the quick retries are
+ * spent, so that a mount storm elsewhere slows the lookup down instead of
+ * failing it.
  */
-int gv_open_beneath(int dfd, const char *path, int oflags)
+static int gv_openat2(int dfd, const char *path, int oflags,
+		      uint64_t resolve)
 {
 	struct open_how how = {
 		.flags = oflags | O_CLOEXEC,
-		.resolve = GV_RESOLVE,
+		.resolve = resolve,
 	};
 	int fd, tries = 0;
 
@@ -72,13 +74,77 @@ int gv_open_beneath(int dfd, const char *path, int oflags)
 		if (tries > 8)
 			sched_yield();
 	}
-	return fd < 0 ? -errno : fd;
+	return fd < 0 ? -errno : gv_fd_own(fd);
+}
+
+/*
+ * EXDEV from a confined lookup: a mount on the way, or an automount point
+ * that RESOLVE_NO_XDEV kept from being triggered (Linux 6.12:
+ * follow_automount() says EXDEV rather than mount). SPEC v2 wants the
+ * latter seen as the directory it is, untriggered. Which it was shows
+ * component by component: an O_PATH lookup without O_DIRECTORY neither
+ * triggers nor crosses its last component, and statx(2) marks an
+ * automount point. Beneath one, the rest is looked up in the untriggered
+ * directory itself (usually empty: ENOENT); the point itself, opened
+ * other than O_PATH, is reopened from its pin (proc.c). Only EXDEV takes
+ * this way.
+ */
+static int gv_beneath_exdev(struct gv_ctx *ctx, int dfd, const char *path,
+			    int oflags)
+{
+	const char *end = path;
+	char prefix[PATH_MAX];
+	struct statx stx;
+	int pin, fd;
+
+	while (*end) {
+		end = strchrnul(end + 1, '/');
+		if ((size_t)(end - path) >= sizeof(prefix))
+			break;
+		memcpy(prefix, path, end - path);
+		prefix[end - path] = '\0';
+		pin = gv_openat2(dfd, prefix, O_PATH | O_NOFOLLOW, GV_RESOLVE);
+		if (pin < 0)
+			return pin;
+		if (statx(pin, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+			  STATX_TYPE | STATX_INO, &stx) ||
+		    !(stx.stx_attributes & STATX_ATTR_AUTOMOUNT)) {
+			gv_fd_close(pin);
+			continue;
+		}
+		if (*end)
+			fd = gv_openat2(pin, end + 1, oflags,
+					RESOLVE_BENEATH | RESOLVE_NO_XDEV);
+		else if (oflags & O_PATH)
+			return pin;
+		else
+			fd = gv_reopen(ctx, pin, path, oflags & ~O_NOFOLLOW,
+				       &stx);
+		gv_fd_close(pin);
+		return fd;
+	}
+	return -EXDEV;
+}
+
+/*
+ * openat2() confined beneath $ORIGIN's directory @dfd (SPEC 2.4). EMFILE
+ * while descriptors of this call wait to be closed: close them, try again.
+ */
+int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path, int oflags)
+{
+	int fd = gv_openat2(dfd, path, oflags, GV_RESOLVE);
+
+	if (fd == -EMFILE && ctx->closing.n) {
+		gv_fd_flush(&ctx->closing);
+		fd = gv_openat2(dfd, path, oflags, GV_RESOLVE);
+	}
+	return fd == -EXDEV ? gv_beneath_exdev(ctx, dfd, path, oflags) : fd;
 }
 
 static void gv_dir_release(struct gv_ctx *ctx)
 {
 	if (ctx->dir_path) {
-		close(ctx->dir_fd);
+		gv_fd_defer(&ctx->closing, ctx->dir_fd);
 		free(ctx->dir_path);
 		ctx->dir_path = NULL;
 		ctx->dir_fd = -1;
@@ -123,12 +189,14 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
 	dir = strndup(sub, slash - sub);
 	if (!dir)
 		return -ENOMEM;
-	fd = gv_open_beneath(ctx->origin, dir, O_PATH | O_DIRECTORY);
+	fd = gv_open_beneath(ctx, ctx->origin, dir, O_PATH | O_DIRECTORY);
 	if (fd < 0) {
 		free(dir);
 		return fd;
 	}
 	gv_dir_release(ctx);
+	if (ctx->link_dir == ctx->dir_fd)
+		ctx->link_dir = -1;
 	ctx->dir_fd = fd;
 	ctx->dir_path = dir;
 	return fd;
@@ -137,32 +205,7 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base)
 void gv_lookup_release(struct gv_ctx *ctx)
 {
 	gv_dir_release(ctx);
-	if (ctx->proc_fd >= 0) {
-		close(ctx->proc_fd);
-		ctx->proc_fd = -1;
-	}
-}
-
-/*
- * Open what the O_PATH descriptor @fd refers to, with @oflags. There is no
- * system call for that; the /proc/self/fd magic link reaches exactly the
- * same inode without resolving any name again. The /proc/self/fd directory
- * is opened once per call, so that each reopen looks up one name, not four.
- */
-int gv_reopen(struct gv_ctx *ctx, int fd, int oflags)
-{
-	char name[16];
-	int r;
-
-	if (ctx->proc_fd < 0) {
-		ctx->proc_fd = open("/proc/self/fd",
-				    O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (ctx->proc_fd < 0)
-			return -errno;
-	}
-	snprintf(name, sizeof(name), "%d", fd);
-	r = openat(ctx->proc_fd, name, oflags | O_CLOEXEC);
-	return r < 0 ? -errno : r;
+	gv_proc_release(ctx);
 }
 
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs)

@@ -45,17 +45,21 @@ size_t gv_mnt_unescape(char *s, size_t len)
 	return w;
 }
 
-/* The whole file; /proc files have no size, so grow until EOF. */
-static int gv_read_all(const char *path, char **text, size_t *cap,
+/*
+ * The whole file; /proc files have no size, so grow until EOF. Through a
+ * /proc that is checked to be procfs (proc.c), of the calling thread (the
+ * main thread may have exited).
+ */
+static int gv_read_all(const char *rel, char **text, size_t *cap,
 		       size_t *len)
 {
 	size_t n = 0;
 	ssize_t r;
 	char *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = gv_proc_open(rel, O_RDONLY | O_NOCTTY);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (;;) {
 		if (*cap - n < 4096) {
 			size_t ncap = *cap ? *cap * 2 : 64 * 1024;
@@ -77,7 +81,7 @@ static int gv_read_all(const char *path, char **text, size_t *cap,
 		}
 		n += r;
 	}
-	close(fd);
+	gv_fd_close(fd);
 	if (r < 0)
 		return (int)r;
 	(*text)[n] = 0;
@@ -180,7 +184,7 @@ int gv_mountinfo_load(struct gv_mnt_table *t, struct gv_mnt_arena *a,
 {
 	char *buf, *line, *nl;
 	size_t len = 0;
-	int err = gv_read_all("/proc/self/mountinfo", text, cap, &len);
+	int err = gv_read_all("thread-self/mountinfo", text, cap, &len);
 
 	if (err)
 		return err;

@@ -105,8 +105,10 @@ static size_t gv_parse_one(const char *name, struct gv_req *req)
 	case GV_SYNTAX_ID_FIELD:
 		c2 = strchr(rest, ':');
 		if (!gv_parse_id(rest, c2 ? (size_t)(c2 - rest) : strlen(rest),
-				 &req->id))
+				 &req->id)) {
 			req->err = ENOENT;
+			req->bad_id = true;
+		}
 		req->has_id = true;
 		if (c2) {
 			req->field = gv_find_field(g->id_fields, c2 + 1,
@@ -166,11 +168,13 @@ void gv_names_free(struct gv_names *names)
  * each, would otherwise copy every expansion into memory of its own.
  */
 int gv_parse_names(const struct name_val *vec, size_t num,
-		   struct gv_req *reqs, struct gv_names *names)
+		   struct gv_req *reqs, struct gv_names *names,
+		   const struct gv_preread *pre)
 {
 	char prefix[GV_EXPANDED_MAX + 1], full[2 * GV_EXPANDED_MAX + 2];
 	size_t prefix_len = 0;
-	bool have_prefix = false;
+	bool have_prefix = false, base_ok = false;
+	struct gv_req base = { 0 };
 	const char **raw;
 	uintptr_t *src;
 	int *lens, err;
@@ -189,7 +193,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	for (size_t i = 0; i < num; i++)
 		src[i] = (uintptr_t)vec[i].name;
 	err = gv_strings_from_user(src, num, GV_NAME_MAX, raw, lens,
-				   &names->raw);
+				   &names->raw, pre);
 	if (err)
 		goto out;
 
@@ -207,6 +211,22 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 		if (name[0] == ':') {
 			if (!have_prefix) {
 				*req = (struct gv_req){ .err = EINVAL };
+				continue;
+			}
+			/*
+			 * "GROUP:" or "mntns:ID:" then REST: the same request
+			 * as the expansion would parse to, but for a field
+			 * looked up in REST; the prefix stays (a table of
+			 * mounts, 13 fields each, parses its ID once).
+			 */
+			if (base_ok) {
+				*req = base;
+				req->field = gv_find_field(
+					base.has_id ? base.group->id_fields :
+						      base.group->fields,
+					name + 1, lens[i] - 1);
+				if (!req->field)
+					req->err = ENOENT;
 				continue;
 			}
 			memcpy(full, prefix, prefix_len);
@@ -231,6 +251,17 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 			prefix[plen - 1] = ':';
 			prefix_len = plen;
 		}
+		base_ok = have_prefix && req->group &&
+			  (req->group->syntax == GV_SYNTAX_FIELD ||
+			   (req->group->syntax == GV_SYNTAX_ID_FIELD &&
+			    req->has_id));
+		if (base_ok)
+			base = (struct gv_req){
+				.group = req->group, .id = req->id,
+				.has_id = req->has_id, .bad_id = req->bad_id,
+				.err = req->bad_id ? ENOENT : 0,
+				.follow = req->follow,
+			};
 	}
 	err = 0;
 out:

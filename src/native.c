@@ -55,19 +55,22 @@ static const char gv_native_groups[] =
 #define GV_NATIVE_GROUPS_LEN	(sizeof(gv_native_groups) - 1)
 #define GV_NATIVE_FILL		0x5a
 
-/* Whether /proc/self/status shows a seccomp filter; unknown counts as yes. */
+/*
+ * Whether the thread's /proc status shows a seccomp filter; unknown (no
+ * genuine procfs to ask) counts as yes.
+ */
 static bool gv_native_filtered(void)
 {
 	char buf[4096], *p;
 	ssize_t n = 0, r;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	int fd = gv_proc_open("thread-self/status", O_RDONLY | O_NOCTTY);
 
 	if (fd < 0)
 		return true;
 	while (n < (ssize_t)sizeof(buf) - 1 &&
 	       (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
 		n += r;
-	close(fd);
+	gv_fd_close(fd);
 	buf[n] = '\0';
 	p = strstr(buf, "\nSeccomp:");
 	if (!p)

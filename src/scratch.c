@@ -62,6 +62,11 @@ void *gv_scratch_get(enum gv_scratch_id id, void *p, size_t size)
 	return s->data;
 }
 
+size_t gv_scratch_cap(void *p)
+{
+	return gv_scratch_of(p)->cap;
+}
+
 void gv_scratch_put(enum gv_scratch_id id, void *p)
 {
 	struct gv_scratch *s, *expected = NULL;

@@ -13,6 +13,9 @@ enum gv_scratch_id {
 	GV_SCRATCH_VEC,		/* getvalues.c: the copy of the vector */
 	GV_SCRATCH_REQS,	/* getvalues.c: the parsed names */
 	GV_SCRATCH_NAMES,	/* names.c: where each name is and its length */
+	GV_SCRATCH_ARENA,	/* walk.h: the staged values */
+	GV_SCRATCH_IOV,		/* walk.c: the iovecs of a write */
+	GV_SCRATCH_PREREAD,	/* getvalues.c: names read with the vector */
 	GV_SCRATCH_NR,
 };
 
@@ -22,6 +25,8 @@ enum gv_scratch_id {
  * its contents kept, as realloc() does.
  */
 void *gv_scratch_get(enum gv_scratch_id id, void *p, size_t size);
+/* How many bytes @p (from gv_scratch_get()) holds. */
+size_t gv_scratch_cap(void *p);
 /* Done with @p (may be NULL): parked for the next call, or freed. */
 void gv_scratch_put(enum gv_scratch_id id, void *p);
 

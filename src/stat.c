@@ -3,14 +3,21 @@
  * stat.c - the stat and lstat groups: statx(2) data of $ORIGIN or of
  * $ORIGIN/SUBPATH, one field per name.
  *
- * SUBPATH is confined beneath $ORIGIN for every component but the last (see
- * lookup.c). The last is looked up from its directory as stat(2) would:
- * followed if a symlink (including /proc magic links, so stat:ino:fd/3 of
- * /proc/PID describes the open file) for stat, not for lstat. Consecutive
- * names about one object share one statx, so they are one snapshot.
+ * SPEC v2: SUBPATH is confined beneath $ORIGIN for every component, the
+ * last included (see lookup.c): an ordinary symlink resolves as if $ORIGIN
+ * were "/" and never crosses into another mount, so a container's
+ * etc/localtime is looked up inside the container, never on the host. The
+ * one exception is a final magic link: on procfs, stat follows the last
+ * component as stat(2) would, with the kernel's own permission checks, so
+ * stat:ino:fd/3 of /proc/PID describes the open file. (procfs's ordinary
+ * symlinks, "self" or "mounts", are relative and stay in procfs; its magic
+ * links are refused before the last component by the confined lookup.)
+ * lstat never follows the last component. No lookup triggers an automount.
+ * Consecutive names about one object share one statx: one snapshot.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +27,30 @@
 #include "internal.h"
 
 #define GV_STATX_MASK (STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID)
+
+/* procfs: where a final symlink may be a magic link, followed by stat */
+static bool gv_origin_is_procfs(struct gv_ctx *ctx)
+{
+	const struct statfs *sfs;
+
+	return !gv_origin_statfs(ctx, &sfs) &&
+	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
+}
+
+/* A final ordinary symlink, followed inside $ORIGIN and its mount. */
+static int gv_statx_confined(struct gv_ctx *ctx, const char *sub,
+			     struct statx *stx)
+{
+	int fd = gv_open_beneath(ctx, ctx->origin, sub, O_PATH), err = 0;
+
+	if (fd < 0)
+		return fd;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, GV_STATX_MASK,
+		  stx))
+		err = -errno;
+	gv_fd_defer(&ctx->closing, fd);
+	return err;
+}
 
 struct gv_stat_cache {
 	bool valid;
@@ -53,7 +84,7 @@ static int gv_statx(struct gv_ctx *ctx, const struct gv_req *req,
 		dfd = gv_lookup_parent(ctx, sub, &base);
 		if (dfd < 0)
 			return dfd;
-		if (!follow)
+		if (!follow || !gv_origin_is_procfs(ctx))
 			flags |= AT_SYMLINK_NOFOLLOW;
 	} else {
 		dfd = ctx->origin;
@@ -69,6 +100,9 @@ static int gv_statx(struct gv_ctx *ctx, const struct gv_req *req,
 	c->valid = true;
 	c->follow = follow;
 	c->err = statx(dfd, base, flags, GV_STATX_MASK, &c->stx) ? -errno : 0;
+	if (!c->err && follow && (flags & AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(c->stx.stx_mode))
+		c->err = gv_statx_confined(ctx, sub, &c->stx);
 	*out = &c->stx;
 	return c->err;
 }

@@ -24,15 +24,10 @@
 #include "internal.h"
 
 #define GV_PAGE 4096u
+/* pieces from which a batch write goes through a pipe: gv_pipe_scatter() */
+#define GV_SCATTER_PIPE 128
 /* regions a name may join: see gv_strings_from_user() */
 #define GV_RECENT_REGIONS 4
-
-/*
- * Our pid, fetched once per call (getpid() is a system call since glibc
- * 2.25): set by gv_self_begin(), cleared by gv_self_end() and in a child
- * after fork(), so that a stale pid never points at another process.
- */
-static __thread pid_t gv_self;
 
 /* 0: process_vm_readv/writev work as far as we know; 1: use the pipe */
 static int gv_use_pipe;
@@ -40,24 +35,23 @@ static int gv_use_pipe;
 static __thread int gv_pipe[2] = { -1, -1 };
 static __thread size_t gv_pipe_size;
 
-void gv_self_begin(void)
+void gv_uaccess_end(void)
 {
-	gv_self = getpid();
-}
-
-void gv_self_end(void)
-{
-	gv_self = 0;
 	if (gv_pipe[0] >= 0) {
-		close(gv_pipe[0]);
-		close(gv_pipe[1]);
+		gv_fd_close(gv_pipe[0]);
+		gv_fd_close(gv_pipe[1]);
 		gv_pipe[0] = gv_pipe[1] = -1;
 	}
 }
 
+/*
+ * The calling thread, not the process: process_vm_readv(2) of a process
+ * whose main thread has exited (pthread_exit()) fails with ESRCH, since
+ * the zombie leader has no memory map any more; its threads still do.
+ */
 static pid_t gv_pid(void)
 {
-	return gv_self ? gv_self : getpid();
+	return gv_tid();
 }
 
 /* Errors that say the mechanism is unavailable, not that memory is bad. */
@@ -100,18 +94,30 @@ static void gv_pipe_drain(size_t len)
 	}
 }
 
+/* The pipe of this call, made on first use; 0 or -errno. */
+static int gv_pipe_open(void)
+{
+	int size;
+
+	if (gv_pipe[0] >= 0)
+		return 0;
+	if (pipe2(gv_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	gv_fd_own(gv_pipe[0]);
+	gv_fd_own(gv_pipe[1]);
+	size = fcntl(gv_pipe[0], F_GETPIPE_SZ);
+	gv_pipe_size = size > 0 ? (size_t)size : GV_PAGE;
+	return 0;
+}
+
 /* One copy through the pipe; the pipe is empty before and after. */
 static int gv_pipe_rw(bool write_user, uintptr_t remote, void *local,
 		      size_t len)
 {
-	if (gv_pipe[0] < 0) {
-		int size;
+	int err = gv_pipe_open();
 
-		if (pipe2(gv_pipe, O_CLOEXEC | O_NONBLOCK))
-			return -errno;
-		size = fcntl(gv_pipe[0], F_GETPIPE_SZ);
-		gv_pipe_size = size > 0 ? (size_t)size : GV_PAGE;
-	}
+	if (err)
+		return err;
 	while (len) {
 		size_t chunk = len < gv_pipe_size ? len : gv_pipe_size;
 		ssize_t in, out;
@@ -183,57 +189,139 @@ int gv_copy_to_user(uintptr_t dst, const void *src, size_t len)
 }
 
 /*
- * Up to IOV_MAX writes per system call. Returns how many of the @n writes
- * landed completely, in order; the first one that did not is at the index
- * returned (a later one may have been skipped, never half done silently:
- * the caller redoes everything from that index).
+ * One read(2) of @fd into the caller's memory at @dst. The kernel refuses a
+ * whole read whose range leaves the address space (access_ok()), even when
+ * the bytes read would land in mapped memory, and a buffer declared longer
+ * than its mapping is fine as long as what is read fits what is mapped
+ * (SPEC v2): a read asks for at most @chunk bytes, and a refused one is
+ * tried again up to the end of the first page. glibc's read(), a
+ * cancellation point where the caller lets it be one. Returns what read(2)
+ * returns, -errno for an error.
  */
-size_t gv_copy_to_user_batch(const char *arena, const struct gv_uwrite *w,
-			     size_t n)
+ssize_t gv_read_into_user(int fd, uintptr_t dst, size_t len, size_t chunk)
 {
-	struct iovec l[64], r[64];
+	size_t page = GV_PAGE - (dst & (GV_PAGE - 1));
+	ssize_t n;
+
+	if (len > chunk)
+		len = chunk;
+	n = read(fd, (void *)dst, len);
+	if (n < 0 && errno == EFAULT && len > page)
+		n = read(fd, (void *)dst, page);
+	return n < 0 ? -errno : n;
+}
+
+/* How many of the @k pieces of @l landed whole in the @got bytes copied. */
+static size_t gv_landed(const struct iovec *l, size_t k, ssize_t got)
+{
+	size_t landed = 0;
+
+	while (got > 0 && landed < k && (size_t)got >= l[landed].iov_len) {
+		got -= l[landed].iov_len;
+		landed++;
+	}
+	return landed;
+}
+
+/*
+ * Many small writes through the pipe: writev(2) of our pieces into it,
+ * readv(2) of them out into their places in the caller's memory, up to
+ * 1024 and a pipe's worth at a time. process_vm_writev(2) pins the
+ * caller's page anew for every iovec, some 95 ns each here, where a
+ * readv(2) from a pipe copies a piece in a few: for the value_out and
+ * error of thousands of entries, 48 bytes apart, that is most of the
+ * write. readv(2) stops at the first piece that faults, as
+ * process_vm_writev(2) does. Returns how many landed, from the first;
+ * -1 if the pipe cannot be had (then process_vm_writev does it).
+ */
+static ssize_t gv_pipe_scatter(const struct iovec *l, const struct iovec *r,
+			       size_t n)
+{
 	size_t done = 0;
 
-	if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
-		while (done < n && !gv_copy_to_user(w[done].dst,
-						     arena + w[done].off,
-						     w[done].len))
-			done++;
-		return done;
-	}
+	if (gv_pipe_open())
+		return -1;
 	while (done < n) {
-		size_t k = 0, total = 0, landed;
-		ssize_t got;
+		size_t k = 0, total = 0;
+		ssize_t in, got;
 
-		while (done + k < n && k < GV_ARRAY_SIZE(l)) {
-			const struct gv_uwrite *x = &w[done + k];
+		while (done + k < n && k < 1024 &&
+		       total + l[done + k].iov_len <= gv_pipe_size) {
+			uintptr_t dst = (uintptr_t)r[done + k].iov_base;
 
-			if (!x->dst || x->dst + x->len < x->dst)
+			if (!dst || dst + r[done + k].iov_len < dst)
 				break;
-			l[k].iov_base = (void *)(arena + x->off);
-			l[k].iov_len = x->len;
-			r[k].iov_base = (void *)x->dst;
-			r[k].iov_len = x->len;
-			total += x->len;
+			total += l[done + k].iov_len;
 			k++;
 		}
-		if (!k)
+		if (!k)	/* a piece larger than the pipe, or a bad address */
 			return done;
-		got = process_vm_writev(gv_pid(), l, k, r, k, 0);
-		if (got < 0 && gv_pvm_unavailable(errno))
-			return done + gv_copy_to_user_batch(arena, w + done,
-							    n - done);
+		in = syscall(SYS_writev, gv_pipe[1], l + done, k);
+		if (in != (ssize_t)total) {
+			gv_pipe_drain(in > 0 ? in : 0);
+			return done ? (ssize_t)done : -1;
+		}
+		got = syscall(SYS_readv, gv_pipe[0], r + done, k);
 		if (got == (ssize_t)total) {
 			done += k;
 			continue;
 		}
-		/* count the writes that fit entirely in what was copied */
-		landed = 0;
-		while (got > 0 && landed < k && (size_t)got >= l[landed].iov_len) {
-			got -= l[landed].iov_len;
-			landed++;
+		gv_pipe_drain(total - (got > 0 ? got : 0));
+		return done + gv_landed(l + done, k, got);
+	}
+	return done;
+}
+
+/*
+ * Write @n pairs of iovecs (@l[i] into @r[i], the same length), up to
+ * 1024 (IOV_MAX) per system call. Returns how many of them, from the
+ * first, landed completely: @n when all did. The kernel copies in order
+ * and stops at the first fault, so nothing after the one that did not
+ * land was written. Past GV_SCATTER_PIPE pieces, through the pipe.
+ */
+size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
+			   size_t n)
+{
+	size_t done = 0;
+	ssize_t piped;
+
+	if (n >= GV_SCATTER_PIPE &&
+	    !__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
+		piped = gv_pipe_scatter(l, r, n);
+		if (piped >= 0 && (size_t)piped < n &&
+		    l[piped].iov_len <= gv_pipe_size)
+			return piped;	/* a fault */
+		done = piped > 0 ? piped : 0;
+	}
+	while (done < n) {
+		size_t k = 0, total = 0;
+		ssize_t got;
+
+		if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
+			if (gv_copy_to_user((uintptr_t)r[done].iov_base,
+					    l[done].iov_base, l[done].iov_len))
+				return done;
+			done++;
+			continue;
 		}
-		return done + landed;
+		while (done + k < n && k < 1024) {
+			uintptr_t dst = (uintptr_t)r[done + k].iov_base;
+
+			if (!dst || dst + r[done + k].iov_len < dst)
+				break;
+			total += r[done + k].iov_len;
+			k++;
+		}
+		if (!k)
+			return done;
+		got = process_vm_writev(gv_pid(), l + done, k, r + done, k, 0);
+		if (got < 0 && gv_pvm_unavailable(errno))
+			continue;	/* again, through the pipe */
+		if (got == (ssize_t)total) {
+			done += k;
+			continue;
+		}
+		return done + gv_landed(l + done, k, got);
 	}
 	return done;
 }
@@ -268,6 +356,113 @@ int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max)
 }
 
 /*
+ * Names are read in a second system call, once the vector says where they
+ * are. But a program that calls getvalues() again and again mostly asks
+ * for the same names from the same places: this thread remembers the
+ * regions its last call's names lay in, and the next call reads them with
+ * its vector, in one process_vm_readv(2), as a guess. What was read there
+ * is the caller's memory as it is now; a name that the guess does not
+ * hold whole is read as before. Reading memory that this call did not
+ * name costs nothing but the copy: it is our own, and a bad page only
+ * ends the read short.
+ */
+static __thread struct {
+	unsigned int n;
+	uintptr_t base[GV_PREREAD_MAX];
+	size_t len[GV_PREREAD_MAX];
+} gv_last_regions;
+
+#define GV_PREREAD_BYTES 16384	/* the most a guess reads */
+
+void gv_preread_remember(const struct iovec *r, size_t nreg)
+{
+	size_t total = 0;
+	unsigned int k;
+
+	for (k = 0; k < nreg && k < GV_PREREAD_MAX; k++) {
+		total += r[k].iov_len;
+		if (total > GV_PREREAD_BYTES)
+			break;
+		gv_last_regions.base[k] = (uintptr_t)r[k].iov_base;
+		gv_last_regions.len[k] = r[k].iov_len;
+	}
+	/* a guess that cannot hold all the names is not worth its copy */
+	gv_last_regions.n = k == nreg ? k : 0;
+}
+
+int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
+			  struct gv_preread *pre)
+{
+	struct iovec l[1 + GV_PREREAD_MAX], r[1 + GV_PREREAD_MAX];
+	size_t total = 0;
+	ssize_t got;
+	unsigned int k;
+
+	pre->n = 0;
+	if (!__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED) && src &&
+	    src + len >= src) {
+		for (k = 0; k < gv_last_regions.n; k++)
+			total += gv_last_regions.len[k];
+		if (total > sizeof(pre->data))
+			total = 0;
+		pre->n = total ? gv_last_regions.n : 0;
+	}
+	if (!pre->n)
+		return gv_copy_from_user(dst, src, len);
+	l[0] = (struct iovec){ dst, len };
+	r[0] = (struct iovec){ (void *)src, len };
+	for (k = 0, total = 0; k < pre->n; k++) {
+		pre->base[k] = gv_last_regions.base[k];
+		pre->len[k] = gv_last_regions.len[k];
+		l[k + 1] = (struct iovec){ pre->data + total, pre->len[k] };
+		r[k + 1] = (struct iovec){ (void *)pre->base[k], pre->len[k] };
+		total += pre->len[k];
+	}
+	got = process_vm_readv(gv_pid(), l, pre->n + 1, r, pre->n + 1, 0);
+	if (got < 0 && gv_pvm_unavailable(errno)) {
+		pre->n = 0;
+		return gv_copy_from_user(dst, src, len);
+	}
+	if (got < (ssize_t)len) {
+		pre->n = 0;
+		return got >= 0 || errno == EFAULT ? -EFAULT : -errno;
+	}
+	got -= len;
+	for (k = 0; k < pre->n; k++) {
+		pre->got[k] = (size_t)got < pre->len[k] ? (size_t)got :
+							  pre->len[k];
+		got -= pre->got[k];
+	}
+	return 0;
+}
+
+/*
+ * Copy region @r from @pre into @dst if @pre asked for all of it: what it
+ * read is what a read of @r would have read, up to the same bad page
+ * (then @r is cut short there, as such a read leaves it).
+ */
+bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
+		     void *dst)
+{
+	uintptr_t a = (uintptr_t)r->iov_base;
+	size_t off = 0, at, n;
+
+	for (unsigned int k = 0; pre && k < pre->n; off += pre->len[k++]) {
+		if (a < pre->base[k] || a - pre->base[k] > pre->len[k] ||
+		    r->iov_len > pre->len[k] - (a - pre->base[k]))
+			continue;
+		at = a - pre->base[k];
+		n = pre->got[k] > at ? pre->got[k] - at : 0;
+		if (n > r->iov_len)
+			n = r->iov_len;
+		memcpy(dst, pre->data + off + at, n);
+		r->iov_len = n;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Read @n strings of at most @max bytes each (NUL excluded). Names that lie
  * close together in the caller's memory (one arena, one literal pool) are
  * read as one region: one iovec, one page pin, for many names. A name may
@@ -279,9 +474,11 @@ int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max)
  * negative errno (-EFAULT, -ENAMETOOLONG). Copies live in @*store, to be
  * freed by the caller. Strings the regions did not hold entirely (a bad
  * page, a page boundary at the end of a mapping) are read one by one.
+ * Regions that @pre (may be NULL) read with the vector are not read again.
  */
 int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
-			 const char **out, int *lens, char **store)
+			 const char **out, int *lens, char **store,
+			 const struct gv_preread *pre)
 {
 	const size_t slot = max + 1, gap = 512, cap = 65536;
 	struct iovec *l = NULL, *r = NULL;
@@ -359,25 +556,38 @@ int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
 	}
 
 	/*
-	 * Up to IOV_MAX regions per call. A read stops short at the first bad
-	 * page: keep what arrived of that region and go on with the next.
+	 * Regions read already, with the vector (gv_preread), are copied;
+	 * the others are read, up to IOV_MAX regions per call. A read stops
+	 * short at the first bad page: keep what arrived of that region and
+	 * go on with the next.
 	 */
+	gv_preread_remember(r, nreg);
 	for (k = 0; k < nreg;) {
-		size_t m = nreg - k < 1024 ? nreg - k : 1024, j;
+		size_t m = 0, j, take[1024];
+		struct iovec tl[1024], tr[1024];
 
-		got = process_vm_readv(gv_pid(), l + k, m, r + k, m, 0);
+		for (; k < nreg && m < 1024; k++) {
+			if (gv_preread_take(pre, &r[k], l[k].iov_base))
+				continue;
+			take[m] = k;
+			tl[m] = l[k];
+			tr[m++] = r[k];
+		}
+		if (!m)
+			break;
+		got = process_vm_readv(gv_pid(), tl, m, tr, m, 0);
 		if (got < 0)
 			got = 0;
 		for (j = 0; j < m; j++) {
-			size_t len = l[k + j].iov_len;
+			size_t len = tl[j].iov_len;
 
 			if ((size_t)got < len) {
-				r[k + j].iov_len = got;
-				break;
+				r[take[j]].iov_len = got;
+				got = 0;
+				continue;
 			}
 			got -= len;
 		}
-		k += j < m ? j + 1 : m;
 	}
 
 	/* room to read alone the strings of regions that came short */

@@ -1,338 +1,223 @@
 // SPDX-License-Identifier: MIT
 /*
  * walk.c - the vector walk of getvalues(): buffers, value_out, per-entry
- * errors, the strict overflow rule, and writing values into the caller's
- * memory. Independent of how values are fetched: getters only see a gv_out.
+ * errors, the strict overflow rule, and writing values and results into
+ * the caller's memory. Independent of how values are fetched: getters only
+ * see a gv_out (out.c).
  *
- * Writing into the caller's memory costs a system call (see uaccess.c), so
- * staged values are written in batches. A batch that cannot be written
- * entirely means some value buffer is bad. The walk then goes back to the
- * entry of the first write that failed, with the buffer position it had
- * there, and redoes the rest one value at a time ("careful" mode), so that
- * the bad value gets EFAULT and does not move the position, exactly as if
- * every value had been written on its own. Values written by the kernel
- * (gv_out_direct) flush the batch first, so nothing after a pending write
- * has touched the caller's memory when the walk goes back.
+ * Writing into the caller's memory costs a system call (uaccess.c), so
+ * staged values are written in batches, and the last batch carries the
+ * results too: value_out and error of every entry handled, and nothing
+ * else of the entries (SPEC v2: name, value_in and reserved are never
+ * written). A call that fits one batch writes once.
+ *
+ * A batch that cannot be written entirely means some value buffer is bad.
+ * The walk then goes back to the entry of the first write that failed,
+ * with the buffer position it had there, and writes the rest one value at
+ * a time ("careful" mode), so that the bad value gets EFAULT and does not
+ * move the position, exactly as if every value had been written on its
+ * own. Values already fetched are written again as they were, not fetched
+ * again: a file whose read consumes what it reads (a kernel log, a trace
+ * pipe) does not lose it. The entry that overflowed is fetched again, since
+ * the space before it may have grown, and so is a value the io_uring batch
+ * read straight into the caller's buffer (it is not where it now belongs)
+ * with every entry after it. Values written by the kernel otherwise
+ * (gv_out_direct) flush the batch first, so they never come after a
+ * pending write.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "internal.h"
+#include "scratch.h"
+#include "walk.h"
 
 #define GV_BATCH_WRITES	1024		/* pending writes before a flush */
 #define GV_BATCH_BYTES	(1u << 20)	/* staged bytes before a flush */
 
-struct gv_bufstate {
-	uintptr_t base;
-	size_t size;
-	size_t pos;
-	bool valid;
-};
+/* The part of an entry written back: value_out and error, adjacent. */
+#define GV_RESULT_OFF	offsetof(struct name_val, value_out)
+#define GV_RESULT_LEN	(offsetof(struct name_val, error) + \
+			 sizeof(uint32_t) - GV_RESULT_OFF)
 
-struct gv_pending {
-	size_t idx;			/* the entry */
-	struct gv_bufstate before;	/* buffer state before that entry */
-	struct gv_uwrite w;
-};
-
-struct gv_walk {
-	char *arena;
-	size_t arena_len, arena_cap;
-	struct gv_pending *pend;
-	struct gv_uwrite *writes;	/* pending writes, merged */
-	size_t *first;			/* first pending of each merged one */
-	size_t npend, pend_cap;
-	size_t retry;			/* pending index that failed */
-	bool careful;
-};
-
-static int gv_arena_reserve(struct gv_walk *w, size_t extra)
+/*
+ * Room for @n writes: the two iovecs and the pending index of each, in one
+ * scratch buffer kept from call to call (for the results of 10000 mounts'
+ * fields, half a megabyte that would be faulted in anew every call).
+ */
+static int gv_iov_reserve(struct gv_walk *w, size_t n)
 {
-	size_t need = w->arena_len + extra, cap = w->arena_cap;
+	const size_t one = 2 * sizeof(struct iovec) + sizeof(size_t);
 	char *p;
 
-	if (need < w->arena_len)
-		return -ENOMEM;
-	if (need <= cap)
+	if (n <= w->iov_cap)
 		return 0;
-	if (!cap)
-		cap = 4096;
-	while (cap < need)
-		cap = cap * 2 > cap ? cap * 2 : need;
-	p = realloc(w->arena, cap);
+	if (n > SIZE_MAX / one)
+		return -ENOMEM;
+	p = gv_scratch_get(GV_SCRATCH_IOV, w->liov, n * one);
 	if (!p)
 		return -ENOMEM;
-	w->arena = p;
-	w->arena_cap = cap;
+	n = gv_scratch_cap(p) / one;
+	w->liov = (struct iovec *)p;
+	w->riov = w->liov + n;
+	w->first = (size_t *)(w->riov + n);
+	w->iov_cap = n;
 	return 0;
 }
 
-int gv_put(struct gv_out *out, const void *p, size_t n)
-{
-	struct gv_walk *w = out->walk;
-	int err;
-
-	if (n >= out->room - out->len)
-		return -EOVERFLOW;
-	err = gv_arena_reserve(w, n);
-	if (err)
-		return err;
-	if (n)
-		memcpy(w->arena + w->arena_len, p, n);
-	w->arena_len += n;
-	out->len += n;
-	return 0;
-}
-
-int gv_puts(struct gv_out *out, const char *s)
-{
-	return gv_put(out, s, strlen(s));
-}
-
-int gv_putf(struct gv_out *out, const char *fmt, ...)
-{
-	char small[128], *big = NULL;
-	va_list ap;
-	int n, err;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -EINVAL;
-	if ((size_t)n < sizeof(small))
-		return gv_put(out, small, n);
-	va_start(ap, fmt);
-	n = vasprintf(&big, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	err = gv_put(out, big, n);
-	free(big);
-	return err;
-}
-
-int gv_put_u64(struct gv_out *out, uint64_t v)
-{
-	char buf[24];
-	int i = sizeof(buf);
-
-	do {
-		buf[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	return gv_put(out, buf + i, sizeof(buf) - i);
-}
-
-int gv_put_item(struct gv_out *out, const char *s, size_t n)
-{
-	int err;
-
-	if (n + 1 >= out->room - out->len || n + 1 < n)
-		return -EOVERFLOW;
-	err = gv_put(out, s, n);
-	if (!err)
-		err = gv_put(out, "", 1);
-	return err;
-}
-
-int gv_put_field_names(struct gv_out *out, const struct gv_field *fields)
-{
-	int err = 0;
-
-	for (; fields && fields->name && !err; fields++)
-		err = gv_put_item(out, fields->name, strlen(fields->name));
-	return err;
-}
-
-/* Read one chunk; non-blocking descriptors report EAGAIN as it is. */
-static ssize_t gv_read_some(int fd, void *buf, size_t len)
-{
-	ssize_t n = read(fd, buf, len);
-
-	return n < 0 ? -errno : n;
-}
-
 /*
- * The contents of @fd from its current offset to EOF as the value. Small
- * files are staged like any value (their write joins the batch); a file that
- * outgrows the staging chunk is read by the kernel straight into the
- * caller's buffer, after the staged part is written there.
+ * The pending writes as iovecs, values that follow each other both in the
+ * arena and in the caller's buffer (a shared buffer) merged into one, then
+ * the results of entries [0, @nres). Returns the number of iovecs.
  */
-int gv_put_read(struct gv_out *out, int fd)
+static ssize_t gv_walk_iov(struct gv_walk *w, size_t nres)
 {
-	const size_t chunk = 65536;
-	struct gv_walk *w = out->walk;
-	size_t want, got = 0, room;
-	ssize_t n;
-	void *dst;
-	int err;
+	size_t n = 0;
+	int err = gv_iov_reserve(w, w->npend + nres);
 
-	want = out->room < chunk ? out->room : chunk;
-	err = gv_arena_reserve(w, want);
 	if (err)
 		return err;
-	while (got < want) {
-		n = gv_read_some(fd, w->arena + w->arena_len + got, want - got);
-		if (n < 0)
-			return n;
-		if (n == 0)
-			break;
-		got += n;
-	}
-	if (got < want) {		/* EOF: a staged value */
-		w->arena_len += got;
-		out->len = got;
-		return 0;
-	}
-	if (want == out->room)		/* filled all the space: no fit */
-		return -EOVERFLOW;
+	for (size_t i = 0; i < w->npend; i++) {
+		const struct gv_pending *p = &w->pend[i];
+		struct iovec *l = n ? &w->liov[n - 1] : NULL;
+		struct iovec *r = n ? &w->riov[n - 1] : NULL;
 
-	/*
-	 * A big file: the staged part first, the rest straight in. Once
-	 * gv_out_direct() has flushed, nothing is pending, so the arena is
-	 * empty but for this chunk, still in place at out->start.
-	 */
-	w->arena_len += got;
-	err = gv_out_direct(out, &dst, &room);
-	if (err)
-		return err;
-	err = gv_copy_to_user((uintptr_t)dst, w->arena + out->start, got);
-	w->arena_len = 0;
-	out->start = 0;
-	if (err)
-		return err;
-	while (got < room) {
-		n = gv_read_some(fd, (char *)dst + got, room - got);
-		if (n < 0)
-			return n;
-		if (n == 0)
-			break;
-		got += n;
-	}
-	return gv_out_direct_done(out, got);
-}
-
-/*
- * Write all pending values; on failure remember which one failed. Values
- * that follow each other both in the arena and in the caller's buffer (a
- * shared buffer) go out as one write: fewer iovecs, fewer page pins.
- */
-static int gv_flush(struct gv_walk *w)
-{
-	size_t done, i, n = 0;
-
-	if (!w->npend)
-		return 0;
-	for (i = 0; i < w->npend; i++) {
-		const struct gv_uwrite *x = &w->pend[i].w;
-		struct gv_uwrite *last = n ? &w->writes[n - 1] : NULL;
-
-		if (last && last->off + last->len == x->off &&
-		    last->dst + last->len == x->dst) {
-			last->len += x->len;
-		} else {
-			w->first[n] = i;
-			w->writes[n++] = *x;
+		if (!p->len)
+			continue;
+		if (l && (char *)l->iov_base + l->iov_len == w->arena + p->off &&
+		    (uintptr_t)r->iov_base + r->iov_len == p->dst) {
+			l->iov_len += p->len;
+			r->iov_len += p->len;
+			continue;
 		}
+		w->first[n] = i;
+		w->liov[n] = (struct iovec){ w->arena + p->off, p->len };
+		w->riov[n] = (struct iovec){ (void *)p->dst, p->len };
+		n++;
 	}
-	done = gv_copy_to_user_batch(w->arena, w->writes, n);
-	if (done < n) {
-		w->retry = w->first[done];
-		return -EGV_RETRY;
+	for (size_t i = 0; i < nres; i++) {
+		w->first[n] = SIZE_MAX;
+		w->liov[n] = (struct iovec){
+			(char *)&w->vec[i] + GV_RESULT_OFF, GV_RESULT_LEN };
+		w->riov[n] = (struct iovec){
+			(void *)(w->uvec + i * sizeof(struct name_val) +
+				 GV_RESULT_OFF), GV_RESULT_LEN };
+		n++;
 	}
-	w->npend = 0;
-	w->arena_len = 0;
-	return 0;
+	return n;
 }
 
-int gv_out_direct(struct gv_out *out, void **dst, size_t *room)
+/*
+ * Write the pending values and, with @nres, the results of entries
+ * [0, @nres). 0 when all landed; -EGV_RETRY when a value did not (the
+ * walk goes back to it: w->npend is cut to the pending write that
+ * failed); -EFAULT when the results could not be written.
+ */
+static int gv_walk_write(struct gv_walk *w, size_t nres)
 {
-	int err = gv_flush(out->walk);
+	ssize_t n = gv_walk_iov(w, nres);
+	size_t done;
 
-	if (err)
-		return err;
-	*dst = (void *)out->dst;
-	*room = out->room;
-	return 0;
+	if (n < 0)
+		return n;
+	done = gv_copy_to_user_iov(w->liov, w->riov, n);
+	if (done == (size_t)n) {
+		w->npend = 0;
+		w->arena_len = 0;
+		return 0;
+	}
+	if (w->first[done] == SIZE_MAX)
+		return -EFAULT;
+	/* keep the pending writes from the one that failed on */
+	memmove(w->pend, w->pend + w->first[done],
+		(w->npend - w->first[done]) * sizeof(*w->pend));
+	w->npend -= w->first[done];
+	return -EGV_RETRY;
 }
 
-int gv_out_direct_done(struct gv_out *out, size_t len)
+int gv_walk_flush(struct gv_walk *w)
 {
-	out->direct = true;
-	out->len = len;
-	return len >= out->room ? -EOVERFLOW : 0;
+	return w->npend ? gv_walk_write(w, 0) : 0;
 }
 
-static int gv_add_pending(struct gv_walk *w, size_t idx,
-			  const struct gv_bufstate *before,
-			  const struct gv_out *out)
+static int gv_add_pending(struct gv_walk *w, const struct gv_bufstate *before,
+			  const struct gv_out *out, bool overflow)
 {
 	if (w->npend == w->pend_cap) {
 		size_t cap = w->pend_cap ? w->pend_cap * 2 : 64;
 		struct gv_pending *p = realloc(w->pend, cap * sizeof(*p));
-		struct gv_uwrite *u;
-		size_t *f;
 
 		if (!p)
 			return -ENOMEM;
 		w->pend = p;
-		u = realloc(w->writes, cap * sizeof(*u));
-		if (!u)
-			return -ENOMEM;
-		w->writes = u;
-		f = realloc(w->first, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		w->first = f;
 		w->pend_cap = cap;
 	}
 	w->pend[w->npend++] = (struct gv_pending){
-		.idx = idx,
-		.before = *before,
-		.w = { .off = out->start, .len = out->len, .dst = out->dst },
+		.idx = w->cur, .before = *before, .overflow = overflow,
+		.off = out->start, .len = out->len, .dst = out->dst,
 	};
 	return 0;
 }
 
-static void gv_entry_error(struct name_val *e, const struct gv_bufstate *b,
-			   int err)
+static void gv_entry_set(struct name_val *e, const struct gv_bufstate *b,
+			 size_t len, int err)
 {
 	e->value_out.iov_base = b->valid ? (void *)(b->base + b->pos) : NULL;
-	e->value_out.iov_len = 0;
+	e->value_out.iov_len = len;
 	e->error = err;
 }
 
-/*
- * Fetch and place the value of entry @i. Returns 0 when the walk goes on,
- * 1 when the entry overflowed (the walk stops), -EGV_RETRY when a batch
- * could not be written, or another negative errno for the whole call.
- */
-static int gv_walk_entry(struct gv_ctx *ctx, struct gv_walk *w,
-			 struct name_val *e, const struct gv_req *req,
-			 size_t i, struct gv_bufstate *b)
+/* A new current buffer, if the entry brings one (SPEC 2.2). */
+static void gv_entry_buffer(const struct name_val *e, struct gv_bufstate *b)
 {
-	struct gv_bufstate before;
-	struct gv_out out;
-	int err;
-
 	if (e->value_in.iov_base) {
 		b->base = (uintptr_t)e->value_in.iov_base;
 		b->size = e->value_in.iov_len;
 		b->pos = 0;
 		b->valid = true;
 	}
+}
+
+/*
+ * Place a value the getter produced (@len bytes at arena offset @off, or
+ * already in the caller's buffer if @out->direct): written now in careful
+ * mode, else staged. Returns 0 or -ENOMEM (the entry's error).
+ */
+static int gv_place(struct gv_walk *w, const struct gv_bufstate *before,
+		    const struct gv_out *out, bool overflow)
+{
+	int err;
+
+	if (out->direct || !out->len)
+		return 0;
+	if (!w->careful)
+		return gv_add_pending(w, before, out, overflow);
+	err = gv_copy_to_user(out->dst, w->arena + out->start, out->len);
+	w->arena_len = out->start;
+	return err;
+}
+
+/*
+ * Fetch and place the value of entry w->cur. Returns 0 when the walk goes
+ * on, 1 when the entry overflowed (the walk stops), or -EGV_RETRY when
+ * the batch a getter flushed could not be written.
+ */
+static int gv_walk_entry(struct gv_walk *w, struct gv_bufstate *b)
+{
+	struct name_val *e = &w->vec[w->cur];
+	const struct gv_req *req = &w->reqs[w->cur];
+	struct gv_bufstate before;
+	struct gv_out out;
+	int err, placed;
+
+	gv_entry_buffer(e, b);
 	before = *b;
 	if (!b->valid) {
-		gv_entry_error(e, b, EINVAL);
+		gv_entry_set(e, b, 0, EINVAL);
 		return 0;
 	}
 	if (req->err) {
-		gv_entry_error(e, b, req->err);
+		gv_entry_set(e, b, 0, req->err);
 		return 0;
 	}
 	out = (struct gv_out){
@@ -341,82 +226,131 @@ static int gv_walk_entry(struct gv_ctx *ctx, struct gv_walk *w,
 		.start = w->arena_len,
 		.dst = b->base + b->pos,
 	};
-	err = gv_get_value(ctx, req, &out);
+	err = gv_get_value(w->ctx, req, &out);
 	if (!err && out.len >= out.room)
 		err = -EOVERFLOW;
+	if (err == -EGV_RETRY)
+		return err;
+	if (err && err != -EOVERFLOW) {
+		w->arena_len = out.start;
+		gv_entry_set(e, b, 0, -err);
+		return 0;
+	}
+	/* a value, or the part of one that fitted: its write decides */
+	placed = gv_place(w, &before, &out, err == -EOVERFLOW);
+	if (placed) {
+		w->arena_len = out.start;
+		gv_entry_set(e, b, 0, -placed);
+		return 0;
+	}
 	if (err) {
-		if (!out.direct)
-			w->arena_len = out.start;
-		if (err == -EGV_RETRY)
-			return err;
-		gv_entry_error(e, b, -err);
-		return err == -EOVERFLOW;
+		gv_entry_set(e, b, 0, EOVERFLOW);
+		return 1;
 	}
-	if (!out.direct && out.len) {
-		if (w->careful) {
-			err = gv_copy_to_user(out.dst, w->arena + out.start,
-					      out.len);
-			w->arena_len = out.start;
-			if (err) {
-				gv_entry_error(e, b, -err);
-				return 0;
-			}
-		} else {
-			err = gv_add_pending(w, i, &before, &out);
-			if (err) {
-				w->arena_len = out.start;
-				gv_entry_error(e, b, -err);
-				return 0;
-			}
-		}
-	}
-	e->value_out.iov_base = (void *)out.dst;
-	e->value_out.iov_len = out.len;
-	e->error = 0;
+	gv_entry_set(e, b, out.len, 0);
 	b->pos += out.len;
-	if (w->npend >= GV_BATCH_WRITES || w->arena_len >= GV_BATCH_BYTES)
-		return gv_flush(w);
 	return 0;
 }
 
 /*
- * Walk @vec (the caller's entries, copied into library memory) and fill in
- * value_out and error. Returns the number of entries handled: @num, or the
- * index of the entry that overflowed.
+ * A batch write failed at w->pend[0]: redo, one value at a time, every
+ * entry from that one to the one being fetched, with the values already
+ * fetched. Returns the entry to go on from, in careful mode, and its
+ * buffer state in @b.
  */
-int gv_walk(struct gv_ctx *ctx, struct name_val *vec, size_t num,
-	    const struct gv_req *reqs)
+static size_t gv_walk_replay(struct gv_walk *w, struct gv_bufstate *b)
 {
-	struct gv_walk w = { 0 };
-	struct gv_bufstate b = { 0 };
-	size_t i = 0, stop = num;
-	int err = 0;
+	size_t i = w->pend[0].idx, p = 0;
 
+	*b = w->pend[0].before;
+	w->careful = true;
+	for (; i < w->cur; i++) {
+		struct name_val *e = &w->vec[i];
+		const struct gv_pending *pd = p < w->npend &&
+			w->pend[p].idx == i ? &w->pend[p++] : NULL;
+		int err;
+
+		if (i > w->pend[0].idx)
+			gv_entry_buffer(e, b);
+		if (pd && pd->overflow)
+			break;		/* fetched again: it may fit now */
+		/*
+		 * A value without a pending write and not empty was placed in
+		 * the caller's buffer by the batch, where it would go had the
+		 * failed write landed: fetched again from here on.
+		 */
+		if (!pd && !e->error && e->value_out.iov_len)
+			break;
+		if (!pd) {
+			/* an error or an empty value: only its place moves */
+			gv_entry_set(e, b, 0, e->error);
+			continue;
+		}
+		err = gv_copy_to_user(b->base + b->pos, w->arena + pd->off,
+				      pd->len);
+		if (err) {
+			gv_entry_set(e, b, 0, -err);
+			continue;
+		}
+		gv_entry_set(e, b, pd->len, 0);
+		b->pos += pd->len;
+	}
+	w->npend = 0;
+	w->arena_len = 0;
+	return i;
+}
+
+void gv_walk_init(struct gv_walk *w, struct gv_ctx *ctx, struct name_val *vec,
+		  uintptr_t uvec, size_t num, const struct gv_req *reqs)
+{
+	*w = (struct gv_walk){
+		.ctx = ctx, .vec = vec, .uvec = uvec, .num = num, .reqs = reqs,
+	};
+}
+
+void gv_walk_release(struct gv_walk *w)
+{
+	gv_scratch_put(GV_SCRATCH_ARENA, w->arena);
+	gv_scratch_put(GV_SCRATCH_IOV, w->liov);
+	free(w->pend);
+}
+
+/*
+ * Walk the entries (copied into w->vec), fill in value_out and error, and
+ * write values and results into the caller's memory. Returns the number
+ * of entries handled (w->num, or the index of the entry that overflowed),
+ * or -errno for the call: -EFAULT when the results could not be written.
+ */
+int gv_walk(struct gv_walk *w)
+{
+	struct gv_bufstate b = { 0 };
+	size_t stop;
+	int err;
+
+	w->cur = 0;
 	for (;;) {
-		for (; i < num; i++) {
-			err = gv_walk_entry(ctx, &w, &vec[i], &reqs[i], i, &b);
+		stop = w->num;
+		for (err = 0; w->cur < w->num;) {
+			err = gv_walk_entry(w, &b);
 			if (err == 1) {
-				stop = i;
+				stop = w->cur;
 				break;
 			}
-			if (err == -EGV_RETRY)
+			if (err < 0)
 				break;
+			w->cur++;
+			if (w->npend >= GV_BATCH_WRITES ||
+			    w->arena_len >= GV_BATCH_BYTES) {
+				err = gv_walk_flush(w);
+				if (err)
+					break;
+			}
 		}
-		if (err != -EGV_RETRY)
-			err = gv_flush(&w);
+		if (err == 1 || err == 0)
+			err = gv_walk_write(w, stop < w->num ? stop + 1 : stop);
 		if (err != -EGV_RETRY)
 			break;
-		/* go back to the first value that could not be written */
-		i = w.pend[w.retry].idx;
-		b = w.pend[w.retry].before;
-		w.npend = 0;
-		w.arena_len = 0;
-		w.careful = true;
-		stop = num;
+		w->cur = gv_walk_replay(w, &b);
 	}
-	free(w.arena);
-	free(w.pend);
-	free(w.writes);
-	free(w.first);
-	return stop;
+	return err < 0 ? err : (int)stop;
 }

@@ -17,8 +17,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <getvalues.h>
@@ -277,8 +281,18 @@ static void test_sizes(void)
 	      GV_ARRAY_SIZE(sizes), false, NULL);
 	check("sizes, shared buffer, cold", dir_path, ents,
 	      GV_ARRAY_SIZE(sizes), true, NULL);
-	tap_ok(last_fetch[2] == GV_BACKEND_URING,
-	       "auto's probe found them cold and used io_uring");
+	{
+		struct statfs sfs;
+
+		if (!statfs(dir_path, &sfs) && (sfs.f_type == TMPFS_MAGIC ||
+						sfs.f_type == RAMFS_MAGIC))
+			tap_skip(1, "%s is in memory: its pages cannot be "
+				 "dropped, nothing is cold", dir_path);
+		else
+			tap_ok(last_fetch[2] == GV_BACKEND_URING,
+			       "auto's probe found them cold and used "
+			       "io_uring");
+	}
 }
 
 /* Buffers exactly the size of the value, one more, one less, zero. */
@@ -603,12 +617,15 @@ static void test_random(void)
 	tap_is_long(bad, 0, "60 random layouts: every backend = sync");
 }
 
-/* readfile(): the same through both backends. */
+/*
+ * readfile(): the same through both backends. (A FIFO without a writer
+ * makes readfile() wait, as open(2) does: spec2_readfile_open.c.)
+ */
 static void test_readfile(void)
 {
 	static const char *const files[] = {
 		"size-0", "size-100", "size-65537", "size-300000", "sub",
-		"missing", "link", "fifo", "null", "dangling",
+		"missing", "link", "null", "dangling",
 	};
 	char *a = malloc(400000), *b = malloc(400000);
 	int bad = 0;
@@ -641,6 +658,38 @@ static void test_readfile(void)
 	free(b);
 }
 
+/*
+ * "null": the character device /dev/null is, so that every backend meets a
+ * device it must not open. Making one needs CAP_MKNOD; without it, a unix
+ * socket stands in (another kind of file data: must never open), and the
+ * device itself is left to the run as root.
+ */
+static int make_null(int dfd, const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!mknodat(dfd, "null", S_IFCHR | 0666, makedev(1, 3)))
+		return 0;
+	if (errno != EPERM)
+		return -1;
+	tap_diag("no CAP_MKNOD: \"null\" is a unix socket here, not a "
+		 "device; the device case needs root");
+	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/null",
+			     path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 int main(void)
 {
 	char *data = malloc(300000);
@@ -670,7 +719,7 @@ int main(void)
 	}
 	if (mkdirat(dir_fd, "sub", 0755) || mkdirat(dir_fd, "sub/inner", 0755) ||
 	    mkfifoat(dir_fd, "fifo", 0644) ||
-	    mknodat(dir_fd, "null", S_IFCHR | 0666, makedev(1, 3)) ||
+	    make_null(dir_fd, dir_path) ||
 	    symlinkat("size-100", dir_fd, "link") ||
 	    symlinkat("nowhere", dir_fd, "dangling") ||
 	    symlinkat("/sub", dir_fd, "abs") ||

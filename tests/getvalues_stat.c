@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * getvalues_stat.c - the stat and lstat groups (SPEC 2.4, DECISIONS V1-V4,
- * V7): every field of every kind of object, with and without SUBPATH,
- * compared with stat(2)/statx(2); the last component followed (stat) or
- * not (lstat), unconfined, including /proc/self/fd/N of files opened
- * read-only, write-only and read-write, pipes and sockets; every other
- * component confined as for data:, EXDEV at other mounts, and the SUBPATH
- * syntax rules.
+ * getvalues_stat.c - the stat and lstat groups (SPEC 2.4 version 2,
+ * DECISIONS V1-V4, V7): every field of every kind of object, with and
+ * without SUBPATH, compared with stat(2)/statx(2); the last component
+ * followed (stat) or not (lstat), confined like every other component
+ * (an absolute symlink resolves inside $ORIGIN, never on the host), except
+ * a final magic link on procfs, which stat follows: /proc/self/fd/N of
+ * files opened read-only, write-only and read-write, pipes and sockets;
+ * EXDEV at other mounts and at a magic link before the last component,
+ * and the SUBPATH syntax rules.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +43,6 @@ static const struct { const char *sub, *ref; } objects[] = {
 	{ "sock", "sock" }, { "null", "null" }, { "blk", "blk" },
 	{ "hard1", "hard1" }, { "sparse", "sparse" },
 	{ "oldtime", "oldtime" }, { "owned", "owned" }, { "mnt", "mnt" },
-	{ "outside", "outside" }, { "proclink", "proclink" },
 	{ "dir/deeper/leaf", "dir/deeper/leaf" },
 	{ "dirlink/deeper/leaf", "dir/deeper/leaf" },
 	{ "root/file", "file" }, { "root/dir/deeper", "dir/deeper" },
@@ -112,6 +113,24 @@ static void test_objects(void)
 		check_object(origin, "", AT_EMPTY_PATH, "lstat", o, origin, ref,
 			     AT_SYMLINK_NOFOLLOW, what);
 	}
+	/*
+	 * SPEC v2: a final symlink is followed as if $ORIGIN were "/": an
+	 * absolute target names a file inside $ORIGIN, whatever the host has
+	 * at that path; lstat describes the link.
+	 */
+	check_object(origin, "", AT_EMPTY_PATH, "stat", "abs", origin, "file",
+		     0, "stat:F:abs (-> /file): origin's file, not the host's");
+	check_object(origin, "", AT_EMPTY_PATH, "lstat", "abs", origin, "abs",
+		     AT_SYMLINK_NOFOLLOW, "lstat:F:abs: the link itself");
+	check_object(origin, "", AT_EMPTY_PATH, "stat", "absdir/leaf", origin,
+		     "dir/deeper/leaf", 0,
+		     "stat:F:absdir/leaf (absdir -> /dir/deeper)");
+	check_object(origin, "", AT_EMPTY_PATH, "lstat", "outside", origin,
+		     "outside", AT_SYMLINK_NOFOLLOW,
+		     "lstat:F:outside: the link to the host's file");
+	check_object(origin, "", AT_EMPTY_PATH, "lstat", "proclink", origin,
+		     "proclink", AT_SYMLINK_NOFOLLOW,
+		     "lstat:F:proclink: the link itself");
 	/* without SUBPATH: $ORIGIN itself, however it was named */
 	check_object(origin, "file", 0, "stat", NULL, origin, "file", 0,
 		     "stat:F of $ORIGIN file");
@@ -214,6 +233,9 @@ static const struct ecase errors[] = {
 	{ "stat:ino:tomnt/file", EXDEV },
 	{ "stat:ino:up/secret", ENOENT },
 	{ "stat:ino:root/secret", ENOENT },
+	/* v2: the host's file is not reached by a final symlink either */
+	{ "stat:ino:outside", ENOENT },
+	{ "stat:ino:proclink", ENOENT },
 	{ "stat:ino:/file", EINVAL },
 	{ "stat:ino:/", EINVAL },
 	{ "stat:ino:file/", EINVAL },
@@ -313,6 +335,8 @@ int main(void)
 	    symlinkat("..", origin, "up") ||
 	    symlinkat("mnt", origin, "tomnt") ||
 	    symlinkat("/proc/self", origin, "proclink") ||
+	    symlinkat("/file", origin, "abs") ||
+	    symlinkat("/dir/deeper", origin, "absdir") ||
 	    mkfifoat(origin, "fifo", 0600) ||
 	    mknodat(origin, "null", S_IFCHR | 0666, makedev(1, 3)) ||
 	    mknodat(origin, "blk", S_IFBLK | 0600, makedev(7, 250)) ||
@@ -329,7 +353,7 @@ int main(void)
 	if (fd < 0 || pwrite(fd, "end", 3, 1 << 20) != 3)
 		tap_bail("sparse: %s", strerror(errno));
 	close(fd);
-	/* the final symlink is followed unconfined, as stat(2) would */
+	/* a final symlink to the host's file: stat must not reach it (v2) */
 	snprintf(path, sizeof(path), "%s/secret", scratch);
 	if (symlinkat(path, origin, "outside"))
 		tap_bail("outside: %s", strerror(errno));

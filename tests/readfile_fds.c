@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <getvalues.h>
@@ -105,6 +106,14 @@ static void test_child(void)
 
 static atomic_bool stop;
 
+static double t_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void *reader_main(void *arg)
 {
 	unsigned char buf[4096];
@@ -116,12 +125,18 @@ static void *reader_main(void *arg)
 }
 
 /*
- * While a thread calls readfile() in a loop, fork: each child must see only
- * the descriptors the parent had before the thread started.
+ * While a thread calls readfile() in a loop, fork, back to back. fork()
+ * never waits for a call (SPEC v2), and a child keeps none of the calls'
+ * descriptors but in the documented window: one that open() returned as
+ * the fork began (which the fork's own page faults can stretch, forking
+ * back to back). Such a descriptor is always O_CLOEXEC. A child exits 0
+ * with the parent's descriptors only, 1 with an extra O_CLOEXEC one, 2
+ * with any other difference.
  */
 static void test_fork_race(void)
 {
-	int fds[256], nfds, leaked = 0, forks = 300;
+	int fds[256], nfds, window = 0, bad = 0, forks = 300;
+	double slowest = 0;
 	pthread_t t;
 
 	nfds = t_list_fds(fds, 256);
@@ -130,23 +145,40 @@ static void test_fork_race(void)
 	usleep(1000);
 	for (int i = 0; i < forks; i++) {
 		int status = -1;
+		double t0 = t_now();
 		pid_t pid = fork();
 
 		if (pid == 0) {
-			int now[256], n = t_list_fds(now, 256);
+			int now[256], n = t_list_fds(now, 256), extra = 0;
 
-			_exit(n == nfds && !memcmp(now, fds, n * sizeof(int)) ?
-			      0 : 1);
+			for (int k = 0, j = 0; k < n; k++) {
+				while (j < nfds && fds[j] < now[k])
+					j++;
+				if (j < nfds && fds[j] == now[k])
+					continue;
+				if (!(fcntl(now[k], F_GETFD) & FD_CLOEXEC))
+					_exit(2);
+				extra++;
+			}
+			_exit(extra > 1 ? 2 : extra);
 		}
+		if (t_now() - t0 > slowest)
+			slowest = t_now() - t0;
 		waitpid(pid, &status, 0);
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			leaked++;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+			bad++;
+		else if (WEXITSTATUS(status))
+			window++;
 	}
 	atomic_store(&stop, true);
 	pthread_join(t, NULL);
-	tap_is_long(leaked, 0,
-		    "%d children forked during calls in another thread inherit no descriptor",
+	tap_is_long(bad, 0,
+		    "%d children forked during calls in another thread: at most one descriptor of a call, O_CLOEXEC",
 		    forks);
+	tap_diag("   %d children kept the descriptor of an open that had just returned",
+		 window);
+	tap_ok(slowest < 1.0, "fork() never waits for a call (slowest %.3f s)",
+	       slowest);
 }
 
 int main(void)

@@ -68,8 +68,9 @@ static const char json_reader[] =
 	"        assert set(e) <= keys, e\n"
 	"        print('E', name.hex(), e['error'], e['message'])\n"
 	"        continue\n"
-	"    keys = {'name', 'name_encoding', 'encoding', 'value'}\n"
+	"    keys = {'name', 'name_encoding', 'encoding', 'value', 'fs_name'}\n"
 	"    assert set(e) <= keys, e\n"
+	"    if 'fs_name' in e: assert e['name'] == 'fs:type', e\n"
 	"    enc = e.get('encoding')\n"
 	"    assert enc in (None, 'base64'), enc\n"
 	"    dec = b64 if enc else text\n"
@@ -115,6 +116,26 @@ static void jerror(struct sb *b, const char *name, int err)
 }
 
 /* ---- independent reference values ---- */
+
+/*
+ * " (NAME)": what getvalues(1) adds to fs:type in text, NAME as coreutils'
+ * stat -f calls the file system of @path; "" where stat has no name for it.
+ */
+static void fs_name(const char *path, char *out, size_t size)
+{
+	const char *argv[] = { "stat", "-f", "-c", "%T", path, NULL };
+	struct run r;
+
+	run_argv(&r, NULL, "stat", (char *const *)argv);
+	if (r.status || !r.out.len || r.out.p[r.out.len - 1] != '\n')
+		tap_bail("stat -f %s failed", path);
+	r.out.p[--r.out.len] = 0;
+	if (!strncmp(r.out.p, "UNKNOWN", 7))
+		snprintf(out, size, "%s", "");
+	else
+		snprintf(out, size, " (%s)", r.out.p);
+	run_free(&r);
+}
 
 static void read_file(const char *name, struct sb *b)
 {
@@ -253,7 +274,7 @@ static size_t split_lines(struct sb *b, char **lines, size_t max)
 static void test_acceptance(void)
 {
 	struct sb jwant = { 0 }, pid = { 0 };
-	char want[128], *line[5];
+	char want[128], *line[5], fsn[64];
 	struct statfs sfs;
 	struct stat st;
 	struct run r, j;
@@ -285,10 +306,12 @@ static void test_acceptance(void)
 			 (long long)st.st_size);
 		tap_is_mem(line[2], strlen(line[2]), want, strlen(want),
 			   "acceptance: stat:size as stat(2) has it");
-		snprintf(want, sizeof(want), "fs:type=0x%lx",
-			 (unsigned long)sfs.f_type);
+		fs_name("/proc/self", fsn, sizeof(fsn));
+		snprintf(want, sizeof(want), "fs:type=0x%lx%s",
+			 (unsigned long)sfs.f_type, fsn);
 		tap_is_mem(line[3], strlen(line[3]), want, strlen(want),
-			   "acceptance: fs:type as statfs(2) has it");
+			   "acceptance: fs:type as statfs(2) has it, named "
+			   "as stat -f names it");
 	}
 	run_free(&r);
 
@@ -336,7 +359,9 @@ static void test_text(void)
 	struct sb want = { 0 };
 	struct statfs sfs;
 	struct run r;
+	char fsn[64];
 
+	fs_name(dir, fsn, sizeof(fsn));
 	if (statfs(dir, &sfs))
 		tap_bail("statfs %s: %s", dir, strerror(errno));
 	run_tool(&r, NULL, dir, "data:text", ":link", "stat:size:text",
@@ -348,11 +373,11 @@ static void test_text(void)
 		  "stat:ino:text=%llu\n"
 		  "lstat:type:link=lnk\n"
 		  "stat:type:link=reg\n"
-		  "fs:type=0x%lx\n"
+		  "fs:type=0x%lx%s\n"
 		  "fs:namelen=%ld\n"
 		  "stat:mode:sub=%04o\n",
 		  (long long)st.st_size, (unsigned long long)st.st_ino,
-		  (unsigned long)sfs.f_type, (long)sfs.f_namelen,
+		  (unsigned long)sfs.f_type, fsn, (long)sfs.f_namelen,
 		  stat_of("sub", true).st_mode & 07777);
 	expect(&r, 0, &want, "", "values and shorthand");
 	run_free(&r);
@@ -565,13 +590,14 @@ static void test_exit_status(void)
 	run_tool(&r, NULL, dir, "data:text", "data:missing", "stat:type:sub",
 		 NULL);
 	sb_adds(&want, "data:text=hello world\\n\nstat:type:sub=dir\n");
-	expect(&r, 1, &want, "getvalues: data:missing: No such file or "
-	       "directory\n", "one entry fails: the others print, exit 1");
+	expect(&r, 64, &want, "getvalues: data:missing: No such file or "
+	       "directory\n", "one entry fails: the others print, exit 64");
 	run_free(&r);
 	sb_free(&want);
 
 	run_tool(&r, NULL, dir, "", ":x", "data:text", ":nope", NULL);
-	expect(&r, 1, NULL, "getvalues: :x: Invalid argument\n"
+	expect(&r, 64, NULL, "getvalues: :x: a shorthand :REST needs a "
+	       "previous name with a group (as in stat:mode :size)\n"
 	       "getvalues: data:nope: No such file or directory\n",
 	       "shorthand after \"\" is EINVAL; errors show expanded names");
 	run_free(&r);
@@ -579,31 +605,35 @@ static void test_exit_status(void)
 	/* mount IDs never exceed INT_MAX; 2^32 is not even an ID */
 	run_tool(&r, NULL, dir, "mntns:4294967296:root", ":options",
 		 "mntns:4294967295", ":dev", NULL);
-	expect(&r, 1, &empty,
-	       "getvalues: mntns:4294967296:root: No such file or directory\n"
-	       "getvalues: mntns:4294967296:options: No such file or "
-	       "directory\n"
-	       "getvalues: mntns:4294967295: No such file or directory\n"
-	       "getvalues: mntns:4294967295:dev: No such file or "
-	       "directory\n",
-	       "mntns:ID: keeps the ID for the shorthand");
+	expect(&r, 32, &empty,
+	       "getvalues: mntns:4294967296:root: no mount with ID "
+	       "4294967296 here\n"
+	       "getvalues: mntns:4294967296:options: no mount with ID "
+	       "4294967296 here\n"
+	       "getvalues: mntns:4294967295: no mount with ID 4294967295 "
+	       "here\n"
+	       "getvalues: mntns:4294967295:dev: no mount with ID "
+	       "4294967295 here\n",
+	       "mntns:ID: keeps the ID for the shorthand; none fetched: "
+	       "exit 32");
 	run_free(&r);
 
 	memset(longname, 'x', sizeof(longname) - 1);
 	memcpy(longname, "data:", 5);
 	longname[sizeof(longname) - 1] = 0;
 	run_tool(&r, NULL, dir, longname, ":text", NULL);
-	sb_printf(&want, "getvalues: %s: File name too long\n"
-		  "getvalues: :text: Invalid argument\n", longname);
-	expect(&r, 1, NULL, want.p,
+	sb_printf(&want, "getvalues: %s: name longer than 255 bytes\n"
+		  "getvalues: :text: a shorthand :REST needs a previous name "
+		  "with a group (as in stat:mode :size)\n", longname);
+	expect(&r, 32, NULL, want.p,
 	       "a name over 255 bytes: ENAMETOOLONG, and no prefix after it");
 	run_free(&r);
 	sb_free(&want);
 
 	run_tool(&r, NULL, "/nonexistent", "stat:size", NULL);
-	expect(&r, 2, &empty,
+	expect(&r, 1, &empty,
 	       "getvalues: /nonexistent: No such file or directory\n",
-	       "a PATH that does not resolve: exit 2, says why");
+	       "a PATH that does not resolve: exit 1, says why");
 	run_free(&r);
 
 	static const char *const usage[][5] = {
@@ -622,16 +652,104 @@ static void test_exit_status(void)
 		const char *const *a = usage[i];
 
 		run_tool_v(&r, NULL, a);
-		tap_ok(r.status == 2 && r.out.len == 0 &&
+		tap_ok(r.status == 1 && r.out.len == 0 &&
 		       strstr(r.err.p, "getvalues: ") == r.err.p &&
 		       strstr(r.err.p, "--help"),
-		       "usage error %zu (%s %s): exit 2, a message, a hint",
+		       "usage error %zu (%s %s): exit 1, a message, a hint",
 		       i, a[0] ? a[0] : "", a[0] && a[1] ? a[1] : "");
 		if (i == 8)
 			tap_ok(strstr(r.err.p, "bogus") != NULL,
 			       "--backend=bogus names the bad backend");
 		run_free(&r);
 	}
+}
+
+/* Each kind of failed name said in words that fit it, in text and JSON. */
+static void test_messages(void)
+{
+	static const char groups[] = "mnt, mntns, xattr, data, dir, stat, "
+				     "lstat, fs";
+	static const char badsub[] = "bad SUBPATH: it may not start or end "
+				     "with '/', hold '//', or have a '.' or "
+				     "'..' component";
+	const struct {
+		const char *name;
+		const char *msg;
+		bool xattr;
+	} cases[] = {
+		{ .name = "stat:sise",
+		  .msg = "no such field 'sise' in group stat (getvalues "
+			 "PATH stat lists them)" },
+		{ .name = "lstat:sise:text",
+		  .msg = "no such field 'sise' in group lstat "
+			 "(getvalues PATH lstat lists them)" },
+		{ .name = "fs:magic",
+		  .msg = "no such field 'magic' in group fs (getvalues "
+			 "PATH fs lists them)" },
+		{ .name = "mnt:target",
+		  .msg = "no such field 'target' in group mnt "
+			 "(getvalues PATH mnt lists them)" },
+		{ .name = "proc:stat" },
+		{ .name = "stat:size:nope",
+		  .msg = "No such file or directory" },
+		{ .name = "data:fifo",
+		  .msg = "not a regular file or symbolic link (data: "
+			 "reads only those, never a device, FIFO or "
+			 "socket)" },
+		{ .name = "data:../text",
+		  .msg = badsub },
+		{ .name = "data:sub/",
+		  .msg = badsub },
+		{ .name = "dir:sub//one",
+		  .msg = badsub },
+		{ .name = "xattr:",
+		  .msg = "xattr: needs the name of an attribute" },
+		{ .name = "xattr:user.none",
+		  .msg = "no such extended attribute",
+		  .xattr = true },
+	};
+	char fifo[PATH_MAX], msg[512];
+	struct sb want = { 0 };
+	struct run r;
+
+	/* a FIFO beside the test's own files: data: must not open it */
+	snprintf(fifo, sizeof(fifo), "%s/fifo", outdir);
+	if (mkfifo(fifo, 0644) && errno != EEXIST)
+		tap_bail("mkfifo %s: %s", fifo, strerror(errno));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *origin = strcmp(cases[i].name, "data:fifo") ?
+				     dir : outdir;
+
+		if (cases[i].xattr && !have_xattr) {
+			tap_skip(1, "no user xattrs on %s", dir);
+			continue;
+		}
+		if (cases[i].msg)
+			snprintf(msg, sizeof(msg), "getvalues: %s: %s\n",
+				 cases[i].name, cases[i].msg);
+		else
+			snprintf(msg, sizeof(msg), "getvalues: %s: no such "
+				 "group 'proc' (the groups: %s)\n",
+				 cases[i].name, groups);
+		run_tool(&r, NULL, origin, cases[i].name, NULL);
+		tap_ok(r.status == 32 && r.out.len == 0 &&
+		       !strcmp(r.err.p, msg), "message for %s: \"%.*s\"",
+		       cases[i].name, (int)strlen(msg) - 1, msg);
+		if (r.status != 32 || strcmp(r.err.p, msg))
+			tap_diag("exit %d, stderr: %s", r.status, r.err.p);
+		run_free(&r);
+	}
+
+	/* the same words in JSON's message */
+	run_tool(&r, NULL, "--json", dir, "stat:sise", NULL);
+	sb_adds(&want, "{\n  \"values\": [\n    {\"name\": \"stat:sise\", "
+		"\"error\": \"ENOENT\", \"message\": \"no such field 'sise' "
+		"in group stat (getvalues PATH stat lists them)\"}\n  ]\n}\n");
+	expect(&r, 32, &want, "getvalues: stat:sise: no such field 'sise' in "
+	       "group stat (getvalues PATH stat lists them)\n",
+	       "--json: the message in words, the errno by name");
+	run_free(&r);
+	sb_free(&want);
 }
 
 static void test_json(void)
@@ -644,7 +762,7 @@ static void test_json(void)
 		 "data:esc", "data:big", "dir:sub", "data:missing", "",
 		 "data:\xff", "stat:nlink:sub", "data:surrogate", ":overlong",
 		 ":toohigh", ":highest", NULL);
-	tap_is_long(r.status, 1, "--json: exit 1 for the missing file");
+	tap_is_long(r.status, 64, "--json: exit 64 for the missing file");
 	tap_is_mem(r.err.p, r.err.len,
 		   "getvalues: data:missing: No such file or directory\n",
 		   51, "--json: the error on stderr too");
@@ -739,7 +857,7 @@ static void test_raw(void)
 	sb_add(&want, "", 1);
 	run_tool(&r, NULL, "-0", dir, "data:text", "dir:sub", "data:missing",
 		 "stat:size:text", "data:esc", NULL);
-	expect(&r, 1, &want,
+	expect(&r, 64, &want,
 	       "getvalues: data:missing: No such file or directory\n",
 	       "-0: raw values, NUL after each, lists end in an empty item");
 	run_free(&r);
@@ -780,7 +898,7 @@ static void test_growth(void)
 	run_tool(&r, NULL, "--max-size=64K", dir, "data:text", "data:big",
 		 ":text", NULL);
 	sb_adds(&want, "data:text=hello world\\n\ndata:text=hello world\\n\n");
-	expect(&r, 1, &want, "getvalues: data:big: value does not fit in "
+	expect(&r, 64, &want, "getvalues: data:big: value does not fit in "
 	       "65536 bytes (see --max-size)\n",
 	       "--max-size: a value over the limit fails alone; the "
 	       "shorthand after it still works");
@@ -810,7 +928,8 @@ static void test_growth(void)
 		sb_adds(&jwant, "E ");
 		sb_hex(&jwant, "data:big", 8);
 		sb_adds(&jwant,
-			" EOVERFLOW value does not fit in 1024 bytes\n");
+			" EOVERFLOW value does not fit in 1024 bytes (see "
+			"--max-size)\n");
 		tap_is_mem(j.out.p, j.out.len, jwant.p, jwant.len,
 			   "--max-size --json: EOVERFLOW with the reason");
 		run_free(&j);
@@ -916,8 +1035,8 @@ static void test_origin(void)
 
 	run_tool(&r, &(struct spawn){ .close_fd = 7 }, "-E", "--fd", "7",
 		 "stat:ino", NULL);
-	expect(&r, 2, &empty, "getvalues: fd 7: Bad file descriptor\n",
-	       "-E --fd on a closed descriptor: exit 2");
+	expect(&r, 1, &empty, "getvalues: fd 7: Bad file descriptor\n",
+	       "-E --fd on a closed descriptor: exit 1");
 	run_free(&r);
 }
 
@@ -944,9 +1063,11 @@ static void test_backend(void)
 	run_free(&r);
 
 	run_tool(&r, &(struct spawn){ .env = bogus_env }, path, "data:", NULL);
-	expect(&r, 2, &empty,
-	       "getvalues: backend bogus: Function not implemented\n",
-	       "GETVALUES_BACKEND=bogus: exit 2, names the backend");
+	expect(&r, 1, &empty,
+	       "getvalues: GETVALUES_BACKEND=bogus: unknown backend (auto, "
+	       "sync, uring, native)\n",
+	       "GETVALUES_BACKEND=bogus: exit 1, names the backend and the "
+	       "choices");
 	run_free(&r);
 
 	run_tool(&r, NULL, "--backend=native", path, "data:", "stat:ino",
@@ -955,9 +1076,11 @@ static void test_backend(void)
 		expect(&r, 0, &base.out, "",
 		       "--backend=native (available): the same output");
 	else
-		expect(&r, 2, &empty,
-		       "getvalues: backend native: Function not implemented\n",
-		       "--backend=native (not available here): exit 2, says "
+		expect(&r, 1, &empty,
+		       "getvalues: backend native: this kernel has no "
+		       "readfile(2) and getvalues(2) system calls (see "
+		       "getvalues(7))\n",
+		       "--backend=native (not available here): exit 1, says "
 		       "so");
 	run_free(&r);
 	run_free(&base);
@@ -973,8 +1096,9 @@ static void test_help_version(void)
 	       r.err.len == 0, "--help: usage on stdout, exit 0");
 	run_free(&r);
 
-	sb_printf(&want, "getvalues (libgetvalues) %d.%d\n",
-		  GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR);
+	sb_printf(&want, "getvalues (libgetvalues) %d.%d.%d\n",
+		  GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR,
+		  GETVALUES_VERSION_PATCH);
 	run_tool(&r, NULL, "-V", NULL);
 	expect(&r, 0, &want, "", "-V: the version of getvalues.h");
 	run_free(&r);
@@ -992,6 +1116,7 @@ int main(void)
 	test_lists();
 	test_mounts();
 	test_exit_status();
+	test_messages();
 	test_json();
 	test_raw();
 	test_growth();

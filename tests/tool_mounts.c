@@ -736,31 +736,32 @@ static void check_errors(void)
 
 	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
 		run_tool_v(&r, NULL, usage[i]);
-		tap_ok(r.status == 2 && r.out.len == 0 &&
+		tap_ok(r.status == 1 && r.out.len == 0 &&
 		       !strncmp(r.err.p, "getvalues: ", 11) &&
 		       strstr(r.err.p, "--help"),
-		       "usage error %zu (%s %s %s): exit 2, a message", i,
+		       "usage error %zu (%s %s %s): exit 1, a message", i,
 		       usage[i][0], usage[i][1], usage[i][2]);
 		run_free(&r);
 	}
 
 	run_tool(&r, &sp, "--mounts", NULL);
-	expect(&r, 1, &empty, "getvalues: mntns: Function not implemented\n",
-	       "no source for the list: exit 1, nothing printed");
+	expect(&r, 32, &empty, "getvalues: mntns: Function not implemented\n",
+	       "no source for the list: exit 32, nothing printed");
 	run_free(&r);
 
 	run_tool(&r, &sp, "-J", "-o", "id,target", "--mounts", top, NULL);
 	sb_adds(&want, "getvalues: mnt:id: Function not implemented\n"
 		"getvalues: mnt:mountpoint: Function not implemented\n");
-	expect(&r, 1, &empty, want.p,
-	       "no source for the fields: each failed field said once");
+	expect(&r, 32, &empty, want.p,
+	       "no source for the fields: each failed field said once, "
+	       "exit 32");
 	run_free(&r);
 	sb_free(&want);
 
 	run_tool(&r, NULL, "--mounts", at("nonexistent"), NULL);
 	sb_printf(&want, "getvalues: %s: No such file or directory\n",
 		  at("nonexistent"));
-	expect(&r, 2, &empty, want.p, "--mounts of a missing PATH: exit 2");
+	expect(&r, 1, &empty, want.p, "--mounts of a missing PATH: exit 1");
 	run_free(&r);
 	sb_free(&want);
 }

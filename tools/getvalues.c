@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/magic.h>
 #include <limits.h>
 #include <locale.h>
 #include <stdarg.h>
@@ -32,10 +33,15 @@
 
 #define PROG			"getvalues"
 
-/* Exit status: see getvalues(1). */
+/*
+ * Exit status, as util-linux's lsblk(8) has it (see getvalues(1)): 1 for a
+ * usage error or a failure of the whole command, 32 when not one name could
+ * be fetched, 64 when some could and some not.
+ */
 #define EXIT_ALL_OK		0
-#define EXIT_SOME_FAILED	1
-#define EXIT_TROUBLE		2
+#define EXIT_TROUBLE		1
+#define EXIT_NONE_FETCHED	32
+#define EXIT_SOME_FAILED	64
 
 /*
  * All values share one buffer. It starts small enough to cost nothing for
@@ -556,15 +562,271 @@ static int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
 /* ------------------------------------------------------------------ */
 /* Output formats                                                      */
 
+/* ------------------------------------------------------------------ */
+/* Messages a person reads                                             */
+
+/*
+ * The names of a group, as getvalues(3) lists them ("" for the groups),
+ * asked of the library once, when a message needs them: the list is the
+ * library's own, so it is never out of date. NULL if even that fails.
+ */
+static const struct entry *group_list(const char *group)
+{
+	static const char *const asked[] = { "", "mnt", "stat", "fs" };
+	static struct entry lists[4];
+	static char bufs[4][1024];
+	static bool tried[4];
+	size_t i;
+
+	for (i = 0; i < sizeof(asked) / sizeof(asked[0]); i++)
+		if (!strcmp(group, asked[i]))
+			break;
+	if (i == sizeof(asked) / sizeof(asked[0]))
+		return NULL;
+	if (!tried[i]) {
+		struct name_val nv = {
+			.name = asked[i],
+			.value_in = { .iov_base = bufs[i],
+				      .iov_len = sizeof(bufs[i]) },
+		};
+
+		tried[i] = true;
+		if (getvalues(AT_FDCWD, "/", &nv, 1, 0) == 1 && !nv.error) {
+			lists[i].val = nv.value_out.iov_base;
+			lists[i].len = nv.value_out.iov_len;
+		}
+	}
+	return lists[i].val ? &lists[i] : NULL;
+}
+
+static bool next_item(const struct entry *e, size_t *pos, const char **item,
+		      size_t *ilen);
+
+/* Whether @list has the item @s (@n bytes); true when there is no list. */
+static bool list_has(const struct entry *list, const char *s, size_t n)
+{
+	const char *item;
+	size_t pos = 0, ilen;
+
+	if (!list)
+		return true;
+	while (next_item(list, &pos, &item, &ilen))
+		if (ilen == n && !memcmp(item, s, n))
+			return true;
+	return false;
+}
+
+/* "mnt, mntns, ..." from a list, for a message. */
+static void list_join(const struct entry *list, char *out, size_t size)
+{
+	const char *item;
+	size_t pos = 0, ilen, len = 0;
+
+	out[0] = 0;
+	while (list && next_item(list, &pos, &item, &ilen) && len < size) {
+		int n = snprintf(out + len, size - len, "%s%.*s",
+				 len ? ", " : "", (int)ilen, item);
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
+/*
+ * What went wrong with entry @e, in words that fit the name: an unknown
+ * group or field is not "No such file or directory", and a data: entry
+ * that is a device is not "No data available". Falls back on strerror().
+ */
+static const char *explain(const struct gv_cmd *cmd, const struct entry *e,
+			   char *msg, size_t size)
+{
+	const char *name = e->shown, *colon = strchr(name, ':');
+	size_t glen = colon ? (size_t)(colon - name) : strlen(name);
+	const char *rest = colon ? colon + 1 : "";
+	const char *rcolon = strchr(rest, ':');
+	size_t flen = rcolon ? (size_t)(rcolon - rest) : strlen(rest);
+	char group[16] = "", names[160];
+	bool subpath_group;
+
+	if (glen < sizeof(group))
+		memcpy(group, name, glen), group[glen] = 0;
+	subpath_group = !strcmp(group, "data") || !strcmp(group, "dir") ||
+			!strcmp(group, "stat") || !strcmp(group, "lstat");
+
+	if (e->too_big) {
+		snprintf(msg, size, "value does not fit in %zu bytes "
+			 "(see --max-size)", cmd->max_size);
+		return msg;
+	}
+	switch (e->err) {
+	case ENOENT:
+		if (!list_has(group_list(""), name, glen)) {
+			list_join(group_list(""), names, sizeof(names));
+			snprintf(msg, size, "no such group '%.*s' (the groups: "
+				 "%s)", (int)glen, name, names);
+			return msg;
+		}
+		if (!strcmp(group, "mnt") || !strcmp(group, "fs") ||
+		    !strcmp(group, "stat") || !strcmp(group, "lstat") ||
+		    !strcmp(group, "mntns")) {
+			const char *fgroup = group[0] == 'l' ? group + 1 :
+					     !strcmp(group, "mntns") ? "mnt" :
+					     group;
+			const char *f = rest;
+			size_t fl = flen;
+
+			if (!strcmp(group, "mntns")) {
+				if (!rcolon) {
+					snprintf(msg, size, "no mount with ID "
+						 "%.*s here", (int)flen, rest);
+					return msg;
+				}
+				f = rcolon + 1;
+				fl = strlen(f);
+			}
+			if (colon && !list_has(group_list(fgroup), f, fl)) {
+				const char *g = fgroup[0] == 's' ? group :
+						fgroup;
+
+				snprintf(msg, size, "no such field '%.*s' in "
+					 "group %s (getvalues PATH %s lists "
+					 "them)", (int)fl, f, g, g);
+				return msg;
+			}
+			if (!strcmp(group, "mntns")) {
+				snprintf(msg, size, "no mount with ID %.*s here",
+					 (int)flen, rest);
+				return msg;
+			}
+		}
+		break;
+	case EINVAL:
+		if (name[0] == ':')
+			return "a shorthand :REST needs a previous name with "
+			       "a group (as in stat:mode :size)";
+		if (!strcmp(group, "xattr") && !*rest)
+			return "xattr: needs the name of an attribute";
+		if (subpath_group)
+			return "bad SUBPATH: it may not start or end with '/', "
+			       "hold '//', or have a '.' or '..' component";
+		break;
+	case ENODATA:
+		if (!strcmp(group, "data"))
+			return "not a regular file or symbolic link (data: "
+			       "reads only those, never a device, FIFO or "
+			       "socket)";
+		if (!strcmp(group, "xattr"))
+			return "no such extended attribute";
+		break;
+	case EXDEV:
+		if (subpath_group)
+			return "SUBPATH leaves the mount of PATH (or passes a "
+			       "/proc magic link on the way)";
+		break;
+	case ENAMETOOLONG:
+		if (strlen(e->written) > NAME_MAX_BYTES)
+			return "name longer than 255 bytes";
+		break;
+	case EOPNOTSUPP:
+		if (subpath_group)
+			return "needs a genuine procfs at /proc (or the "
+			       "capability CAP_DAC_READ_SEARCH)";
+		break;
+	case ENOSYS:
+		if (subpath_group)
+			return "SUBPATH lookups need openat2(2), Linux 5.6 or "
+			       "later";
+		break;
+	}
+	return strerror(e->err);
+}
+
 static void report_error(const struct gv_cmd *cmd, const struct entry *e)
 {
+	char msg[256];
+
 	fputs(PROG ": ", stderr);
 	put_escaped(stderr, e->shown, strlen(e->shown));
-	if (e->too_big)
-		fprintf(stderr, ": value does not fit in %zu bytes "
-			"(see --max-size)\n", cmd->max_size);
-	else
-		fprintf(stderr, ": %s\n", strerror(e->err));
+	fprintf(stderr, ": %s\n", explain(cmd, e, msg, sizeof(msg)));
+}
+
+/*
+ * The name of a file-system magic number as fs:type gives it ("0x9fa0"),
+ * for people: the name stat -f (coreutils) gives it, so that the two tools
+ * agree (ext2, ext3 and ext4 share one magic). NULL if unknown.
+ */
+static const char *fs_type_name(const char *val, size_t len)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} types[] = {
+		{ AUTOFS_SUPER_MAGIC, "autofs" },
+		{ BINFMTFS_MAGIC, "binfmt_misc" },
+		{ BPF_FS_MAGIC, "bpf_fs" },
+		{ BTRFS_SUPER_MAGIC, "btrfs" },
+		{ CEPH_SUPER_MAGIC, "ceph" },
+		{ CGROUP_SUPER_MAGIC, "cgroupfs" },
+		{ CGROUP2_SUPER_MAGIC, "cgroup2fs" },
+		{ CIFS_SUPER_MAGIC, "cifs" },
+		{ CODA_SUPER_MAGIC, "coda" },
+		{ CRAMFS_MAGIC, "cramfs" },
+		{ DEBUGFS_MAGIC, "debugfs" },
+		{ DEVPTS_SUPER_MAGIC, "devpts" },
+		{ ECRYPTFS_SUPER_MAGIC, "ecryptfs" },
+		{ EFIVARFS_MAGIC, "efivarfs" },
+		{ EROFS_SUPER_MAGIC_V1, "erofs" },
+		{ EXFAT_SUPER_MAGIC, "exfat" },
+		{ EXT4_SUPER_MAGIC, "ext2/ext3" },
+		{ F2FS_SUPER_MAGIC, "f2fs" },
+		{ FUSE_SUPER_MAGIC, "fuseblk" },
+		{ HUGETLBFS_MAGIC, "hugetlbfs" },
+		{ ISOFS_SUPER_MAGIC, "isofs" },
+		{ MSDOS_SUPER_MAGIC, "msdos" },
+		{ NFS_SUPER_MAGIC, "nfs" },
+		{ NILFS_SUPER_MAGIC, "nilfs" },
+		{ NSFS_MAGIC, "nsfs" },
+		{ OCFS2_SUPER_MAGIC, "ocfs2" },
+		{ OVERLAYFS_SUPER_MAGIC, "overlayfs" },
+		{ PROC_SUPER_MAGIC, "proc" },
+		{ PSTOREFS_MAGIC, "pstorefs" },
+		{ RAMFS_MAGIC, "ramfs" },
+		{ SECURITYFS_MAGIC, "securityfs" },
+		{ SELINUX_MAGIC, "selinux" },
+		{ SMB2_SUPER_MAGIC, "smb2" },
+		{ SQUASHFS_MAGIC, "squashfs" },
+		{ SYSFS_MAGIC, "sysfs" },
+		{ TMPFS_MAGIC, "tmpfs" },
+		{ TRACEFS_MAGIC, "tracefs" },
+		{ UDF_SUPER_MAGIC, "udf" },
+		{ V9FS_MAGIC, "v9fs" },
+		{ XFS_SUPER_MAGIC, "xfs" },
+		{ ZONEFS_MAGIC, "zonefs" },
+	};
+	char hex[24], *end;
+	unsigned long magic;
+
+	if (len < 3 || len >= sizeof(hex) || memcmp(val, "0x", 2))
+		return NULL;
+	memcpy(hex, val, len);
+	hex[len] = 0;
+	errno = 0;
+	magic = strtoul(hex + 2, &end, 16);
+	if (errno || *end)
+		return NULL;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].magic == magic)
+			return types[i].name;
+	return NULL;
+}
+
+/* The name of the file system, for fs:type; NULL for any other entry. */
+static const char *entry_fs_name(const struct entry *e)
+{
+	if (e->err || strcmp(e->shown, "fs:type"))
+		return NULL;
+	return fs_type_name(e->val, e->len);
 }
 
 /*
@@ -609,6 +871,8 @@ static void text_entry(FILE *f, const struct gv_cmd *cmd,
 		return;
 	}
 	put_escaped(f, e->val, e->len);
+	if (entry_fs_name(e))
+		fprintf(f, " (%s)", entry_fs_name(e));
 	putc('\n', f);
 }
 
@@ -642,6 +906,8 @@ static void json_entry(FILE *f, const struct gv_cmd *cmd,
 {
 	size_t nlen = strlen(e->shown);
 	bool text = !e->err && utf8_valid(e->val, e->len);
+	const char *msg;
+	char mbuf[256];
 
 	fputs(index ? ",\n    {" : "\n    {", f);
 	fputs("\"name\": ", f);
@@ -663,17 +929,8 @@ static void json_entry(FILE *f, const struct gv_cmd *cmd,
 		fputs(", \"error\": ", f);
 		put_json_string(f, ename, strlen(ename));
 		fputs(", \"message\": ", f);
-		if (e->too_big) {
-			char msg[96];
-			int m = snprintf(msg, sizeof(msg),
-					 "value does not fit in %zu bytes",
-					 cmd->max_size);
-			put_json_string(f, msg, m);
-		} else {
-			const char *msg = strerror(e->err);
-
-			put_json_string(f, msg, strlen(msg));
-		}
+		msg = explain(cmd, e, mbuf, sizeof(mbuf));
+		put_json_string(f, msg, strlen(msg));
 		fputs("}", f);
 		return;
 	}
@@ -698,6 +955,11 @@ static void json_entry(FILE *f, const struct gv_cmd *cmd,
 		put_json_string(f, e->val, e->len);
 	} else {
 		put_json_base64(f, e->val, e->len);
+	}
+	msg = entry_fs_name(e);
+	if (msg) {
+		fputs(", \"fs_name\": ", f);
+		put_json_string(f, msg, strlen(msg));
 	}
 	fputs("}", f);
 }
@@ -858,6 +1120,17 @@ static void report_call_error(const struct gv_cmd *cmd, int err)
 {
 	const char *env = getenv("GETVALUES_BACKEND");
 
+	if (err == ENOSYS && env && !strcmp(env, "native")) {
+		warnx("backend native: this kernel has no readfile(2) and "
+		      "getvalues(2) system calls (see getvalues(7))");
+		return;
+	}
+	if (err == ENOSYS && env && !strcmp(env, "uring")) {
+		warnx("backend uring: io_uring cannot be used here (not in "
+		      "this kernel, disabled by /proc/sys/kernel/"
+		      "io_uring_disabled, or blocked by seccomp)");
+		return;
+	}
 	if (err == ENOSYS && env && *env && strcmp(env, "auto")) {
 		warnx("backend %s: %s", env, strerror(err));
 		return;
@@ -896,15 +1169,19 @@ static int run_values(const struct gv_cmd *cmd)
 		report_call_error(cmd, -ret);
 		status = EXIT_TROUBLE;
 	} else {
+		size_t failed = 0;
+
 		if (cmd->fmt->begin)
 			cmd->fmt->begin(stdout);
 		for (size_t i = 0; i < cmd->nnames; i++) {
 			cmd->fmt->entry(stdout, cmd, &e[i], i);
-			if (e[i].err)
-				status = EXIT_SOME_FAILED;
+			failed += e[i].err != 0;
 		}
 		if (cmd->fmt->end)
 			cmd->fmt->end(stdout);
+		if (failed)
+			status = failed == cmd->nnames ? EXIT_NONE_FETCHED :
+							 EXIT_SOME_FAILED;
 	}
 	for (size_t i = 0; i < cmd->nnames; i++)
 		free(e[i].shown);
@@ -1031,6 +1308,8 @@ static int mtable_rows(const struct gv_cmd *cmd, struct mtable *t)
 		if (some)
 			t->rows[t->nrows++] = m;
 	}
+	if (status != EXIT_ALL_OK && !t->nrows)
+		status = EXIT_NONE_FETCHED;
 	return status;
 }
 
@@ -1058,7 +1337,7 @@ static int run_mounts(const struct gv_cmd *cmd)
 			goto out;
 		if (list.err) {
 			report_error(cmd, &list);
-			status = EXIT_SOME_FAILED;
+			status = EXIT_NONE_FETCHED;
 			goto out;
 		}
 		for (t.nmounts = 0; next_item(&list, &pos, &item, &ilen);)
@@ -1154,6 +1433,16 @@ static const struct cmd_option {
 
 static const char *const backends[] = { "auto", "sync", "uring", "native" };
 
+/* Whether @name is a mechanism getvalues(3) knows. */
+static bool backend_known(const char *name)
+{
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (!strcmp(name, backends[i]))
+			return true;
+	return false;
+}
+
+
 static void usage(FILE *f)
 {
 	fputs("Usage: " PROG " [OPTIONS] PATH NAME...\n"
@@ -1192,8 +1481,9 @@ static void usage(FILE *f)
 		col += len;
 	}
 	fputs("\n", f);
-	fputs("\nExit status: 0 all values fetched, 1 some failed, "
-	      "2 trouble.\nSee getvalues(1) and getvalues(3).\n", f);
+	fputs("\nExit status: 0 every value fetched, 1 usage error or "
+	      "failure,\n32 no value fetched, 64 some values fetched, "
+	      "others not.\nSee getvalues(1) and getvalues(3).\n", f);
 }
 
 static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt,
@@ -1365,11 +1655,7 @@ static int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 			cmd->have_fd = true;
 			break;
 		case OPT_BACKEND:
-			cmd->backend = NULL;
-			for (size_t i = 0; i < sizeof(backends) /
-						sizeof(backends[0]); i++)
-				if (!strcmp(optarg, backends[i]))
-					cmd->backend = backends[i];
+			cmd->backend = backend_known(optarg) ? optarg : NULL;
 			if (!cmd->backend)
 				return usage_error("--backend: unknown backend "
 						   "'%s' (auto, sync, uring, "
@@ -1384,9 +1670,10 @@ static int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 			usage(stdout);
 			return EXIT_ALL_OK;
 		case 'V':
-			printf(PROG " (libgetvalues) %d.%d\n",
+			printf(PROG " (libgetvalues) %d.%d.%d\n",
 			       GETVALUES_VERSION_MAJOR,
-			       GETVALUES_VERSION_MINOR);
+			       GETVALUES_VERSION_MINOR,
+			       GETVALUES_VERSION_PATCH);
 			return EXIT_ALL_OK;
 		default:
 			fputs("Try '" PROG " --help' for more information.\n",
@@ -1436,6 +1723,7 @@ static int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 
 int main(int argc, char **argv)
 {
+	const char *env = getenv("GETVALUES_BACKEND");
 	struct gv_cmd cmd;
 	int status;
 
@@ -1443,6 +1731,12 @@ int main(int argc, char **argv)
 	status = parse_args(argc, argv, &cmd);
 	if (status >= 0)
 		goto out;
+	/* every call would fail (EINVAL): say why instead */
+	if (!cmd.backend && env && *env && !backend_known(env)) {
+		warnx("GETVALUES_BACKEND=%s: unknown backend (auto, sync, "
+		      "uring, native)", env);
+		return EXIT_TROUBLE;
+	}
 	/* the library reads GETVALUES_BACKEND once, at its first call */
 	if (cmd.backend && setenv("GETVALUES_BACKEND", cmd.backend, 1)) {
 		warnx("%s", strerror(errno));

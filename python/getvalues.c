@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/*
+ * getvalues.c - the Python module getvalues: readfile() and getvalues() of
+ * libgetvalues for CPython 3, with the constants their flags take.
+ *
+ *   getvalues.readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes
+ *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0) -> list
+ *
+ * Paths and names are str (encoded as os.fsencode() does), bytes or path-like
+ * objects. The calls run without the GIL. Errors of the call itself raise
+ * OSError (its subclasses, as os.open() raises them); an entry of
+ * getvalues() that fails is an OSError instance in the list, not raised, so
+ * that one missing file does not hide the other values.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <getvalues.h>
+
+/* readfile() without a size: the first try, then four times as much. */
+#define READ_FIRST	4096
+
+/* dir_fd=None or an int, as the os module takes it. */
+static int dir_fd_converter(PyObject *o, void *p)
+{
+	int *fd = p;
+	long v;
+
+	if (o == Py_None) {
+		*fd = AT_FDCWD;
+		return 1;
+	}
+	v = PyLong_AsLong(o);
+	if (v == -1 && PyErr_Occurred())
+		return 0;
+	if (v < INT_MIN || v > INT_MAX) {
+		PyErr_SetString(PyExc_OverflowError, "dir_fd out of range");
+		return 0;
+	}
+	*fd = (int)v;
+	return 1;
+}
+
+/* An OSError (or the subclass for @err) for @filename, not raised. */
+static PyObject *os_error(int err, PyObject *filename)
+{
+	return PyObject_CallFunction(PyExc_OSError, "isO", err, strerror(err),
+				     filename);
+}
+
+PyDoc_STRVAR(readfile_doc,
+"readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes\n\n"
+"Open, read and close the file at path in one call (readfile(3)).\n"
+"path is relative to dir_fd as for os.open(). Without size the whole\n"
+"file is read; with it, at most size bytes. flags may hold O_NOFOLLOW\n"
+"and O_NOATIME. Raises OSError as open() and read() would.");
+
+static PyObject *gv_py_readfile(PyObject *self, PyObject *args,
+				PyObject *kwargs)
+{
+	static char *kwlist[] = { "path", "dir_fd", "size", "flags", NULL };
+	PyObject *path_arg, *path = NULL, *size_obj = Py_None, *bytes = NULL;
+	int dfd = AT_FDCWD, flags = 0;
+	Py_ssize_t size = READ_FIRST;
+	bool whole = true;
+	ssize_t n;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O&Oi", kwlist,
+					 &path_arg, dir_fd_converter, &dfd,
+					 &size_obj, &flags) ||
+	    !PyUnicode_FSConverter(path_arg, &path))
+		return NULL;
+	if (size_obj != Py_None) {
+		size = PyLong_AsSsize_t(size_obj);
+		if (size == -1 && PyErr_Occurred())
+			goto fail;
+		if (size < 0) {
+			PyErr_SetString(PyExc_ValueError,
+					"size must not be negative");
+			goto fail;
+		}
+		whole = false;
+	}
+	for (;;) {
+		const char *p = PyBytes_AS_STRING(path);
+
+		bytes = PyBytes_FromStringAndSize(NULL, size);
+		if (!bytes)
+			goto fail;
+		Py_BEGIN_ALLOW_THREADS
+		n = getvalues_readfile(dfd, p, PyBytes_AS_STRING(bytes),
+				       (size_t)size, flags);
+		Py_END_ALLOW_THREADS
+		if (n < 0) {
+			PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError,
+							     path_arg);
+			goto fail;
+		}
+		/* a full buffer may be a longer file: read it again, larger */
+		if (!whole || n < size)
+			break;
+		Py_CLEAR(bytes);
+		if (size > PY_SSIZE_T_MAX / 4) {
+			PyErr_NoMemory();
+			goto fail;
+		}
+		size *= 4;
+	}
+	Py_DECREF(path);
+	if (n < size && _PyBytes_Resize(&bytes, n))
+		return NULL;
+	return bytes;
+fail:
+	Py_XDECREF(bytes);
+	Py_DECREF(path);
+	return NULL;
+}
+
+/* The names of @seq (a fast sequence) as bytes objects, in a new list. */
+static PyObject *names_as_bytes(PyObject *seq)
+{
+	Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+	PyObject *list;
+
+	list = PyList_New(n);
+	for (Py_ssize_t i = 0; list && i < n; i++) {
+		PyObject *item = PySequence_Fast_GET_ITEM(seq, i), *b = NULL;
+
+		if (PyUnicode_Check(item) || PyBytes_Check(item)) {
+			if (!PyUnicode_FSConverter(item, &b))
+				b = NULL;
+		} else {
+			PyErr_Format(PyExc_TypeError, "names[%zd] must be str "
+				     "or bytes, not %.100s", i,
+				     Py_TYPE(item)->tp_name);
+		}
+		if (!b) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, i, b);
+	}
+	return list;
+}
+
+PyDoc_STRVAR(getvalues_doc,
+"getvalues(path, names, *, dir_fd=None, flags=0) -> list\n\n"
+"Fetch many named values about the object at path in one call\n"
+"(getvalues(3)): names such as 'stat:size', 'data:status', ':cmdline'\n"
+"(the previous entry's prefix), 'mnt:mountpoint', 'dir:'. Returns one\n"
+"item per name: the value as bytes, or an OSError for that name (not\n"
+"raised). flags may hold AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and\n"
+"AT_NO_AUTOMOUNT. Raises OSError when the call itself fails (path not\n"
+"found, bad flags).");
+
+static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
+				 PyObject *kwargs)
+{
+	static char *kwlist[] = { "path", "names", "dir_fd", "flags", NULL };
+	PyObject *path_arg, *path = NULL, *names = NULL, *bnames = NULL;
+	PyObject *seq = NULL, *out = NULL;
+	struct name_val *vec = NULL;
+	int dfd = AT_FDCWD, got = 0;
+	unsigned int flags = 0;
+	void **bufs = NULL;
+	Py_ssize_t n, start = 0, nbufs = 0;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&I", kwlist,
+					 &path_arg, &names, dir_fd_converter,
+					 &dfd, &flags) ||
+	    !PyUnicode_FSConverter(path_arg, &path))
+		return NULL;
+	seq = PySequence_Fast(names, "names must be an iterable of str or "
+				     "bytes");
+	bnames = seq ? names_as_bytes(seq) : NULL;
+	if (!bnames)
+		goto out;
+	n = PyList_GET_SIZE(bnames);
+	vec = PyMem_Calloc(n ? n : 1, sizeof(*vec));
+	bufs = PyMem_Calloc(n ? n : 1, sizeof(*bufs));
+	if (!vec || !bufs) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (Py_ssize_t i = 0; i < n; i++)
+		vec[i].name = PyBytes_AS_STRING(PyList_GET_ITEM(bnames, i));
+	/*
+	 * One call normally. A value too large even for the library's limit
+	 * fails alone (EOVERFLOW) and the names after it come from another
+	 * call, as in getvalues(1).
+	 */
+	do {
+		const char *p = PyBytes_AS_STRING(path);
+		void *buf = NULL;
+
+		Py_BEGIN_ALLOW_THREADS
+		got = getvalues_alloc(dfd, p, vec + start, n - start, flags, 0,
+				      &buf);
+		Py_END_ALLOW_THREADS
+		if (got < 0) {
+			PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError,
+							     path_arg);
+			goto out;
+		}
+		bufs[nbufs++] = buf;
+		start += got + (start + got < n);	/* past the overflow */
+	} while (start < n);
+
+	out = PyList_New(n);
+	for (Py_ssize_t i = 0; out && i < n; i++) {
+		PyObject *v;
+
+		if (vec[i].error)
+			v = os_error((int)vec[i].error,
+				     PySequence_Fast_GET_ITEM(seq, i));
+		else
+			v = PyBytes_FromStringAndSize(
+				vec[i].value_out.iov_base,
+				(Py_ssize_t)vec[i].value_out.iov_len);
+		if (!v) {
+			Py_CLEAR(out);
+			break;
+		}
+		PyList_SET_ITEM(out, i, v);
+	}
+out:
+	for (Py_ssize_t i = 0; bufs && i < nbufs; i++)
+		free(bufs[i]);
+	PyMem_Free(bufs);
+	PyMem_Free(vec);
+	Py_XDECREF(bnames);
+	Py_XDECREF(seq);
+	Py_DECREF(path);
+	return out;
+}
+
+static PyMethodDef gv_py_methods[] = {
+	{ "readfile", (PyCFunction)(void (*)(void))gv_py_readfile,
+	  METH_VARARGS | METH_KEYWORDS, readfile_doc },
+	{ "getvalues", (PyCFunction)(void (*)(void))gv_py_getvalues,
+	  METH_VARARGS | METH_KEYWORDS, getvalues_doc },
+	{ NULL, NULL, 0, NULL },
+};
+
+static int gv_py_exec(PyObject *m)
+{
+	static const struct {
+		const char *name;
+		long value;
+	} consts[] = {
+		{ "O_NOFOLLOW", O_NOFOLLOW },
+		{ "O_NOATIME", O_NOATIME },
+		{ "AT_SYMLINK_NOFOLLOW", AT_SYMLINK_NOFOLLOW },
+		{ "AT_EMPTY_PATH", AT_EMPTY_PATH },
+		{ "AT_NO_AUTOMOUNT", AT_NO_AUTOMOUNT },
+		{ "AT_FDCWD", AT_FDCWD },
+	};
+	char version[32];
+
+	for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++)
+		if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value))
+			return -1;
+	snprintf(version, sizeof(version), "%d.%d.%d", GETVALUES_VERSION_MAJOR,
+		 GETVALUES_VERSION_MINOR, GETVALUES_VERSION_PATCH);
+	return PyModule_AddStringConstant(m, "__version__", version);
+}
+
+static PyModuleDef_Slot gv_py_slots[] = {
+	{ Py_mod_exec, (void *)gv_py_exec },
+	{ 0, NULL },
+};
+
+PyDoc_STRVAR(module_doc,
+"readfile() and getvalues(): many small values about files and mounts in\n"
+"one call, from libgetvalues (see readfile(3), getvalues(3)).");
+
+static struct PyModuleDef gv_py_module = {
+	PyModuleDef_HEAD_INIT,
+	.m_name = "getvalues",
+	.m_doc = module_doc,
+	.m_size = 0,
+	.m_methods = gv_py_methods,
+	.m_slots = gv_py_slots,
+};
+
+PyMODINIT_FUNC PyInit_getvalues(void);
+PyMODINIT_FUNC PyInit_getvalues(void)
+{
+	return PyModuleDef_Init(&gv_py_module);
+}

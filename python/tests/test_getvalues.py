@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: MIT
+"""test_getvalues.py - the getvalues Python module against Python's own
+open().read(), os.stat() and os.listdir() on real files, /proc and /sys."""
+import errno
+import os
+import pathlib
+import stat
+import threading
+
+import pytest
+
+import getvalues as gv
+
+
+@pytest.fixture
+def tree(tmp_path):
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "text").write_bytes(b"hello world\n")
+    for n in (4095, 4096, 4097, 65536, (3 << 20) + 7):
+        (tmp_path / f"size-{n}").write_bytes(os.urandom(n))
+    (tmp_path / "sub").mkdir()
+    for n in range(300):
+        (tmp_path / "sub" / f"entry-{n:03d}").write_bytes(b"")
+    os.symlink("text", tmp_path / "link")
+    os.mkfifo(tmp_path / "fifo")
+    return tmp_path
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+# ---- readfile ----
+
+@pytest.mark.parametrize("name", ["empty", "text", "size-4095", "size-4096",
+                                  "size-4097", "size-65536",
+                                  "size-3145735"])
+def test_readfile_whole_file(tree, name):
+    assert gv.readfile(tree / name) == read(tree / name)
+
+
+@pytest.mark.parametrize("path", ["/proc/self/cmdline", "/proc/version",
+                                  "/sys/kernel/mm/transparent_hugepage/enabled",
+                                  "/proc/self/maps"])
+def test_readfile_pseudo_files(path):
+    if not os.path.exists(path):
+        pytest.skip(f"{path} does not exist on this kernel")
+    got = gv.readfile(path)
+    if path.endswith("maps"):      # changes as the process runs: same shape
+        assert got.count(b"\n") > 5 and got.endswith(b"\n")
+    else:
+        assert got == read(path)
+
+
+def test_readfile_size_truncates(tree):
+    want = read(tree / "size-4097")
+    assert gv.readfile(tree / "size-4097", size=100) == want[:100]
+    assert gv.readfile(tree / "size-4097", size=0) == b""
+    assert gv.readfile(tree / "text", size=1 << 20) == b"hello world\n"
+    with pytest.raises(ValueError):
+        gv.readfile(tree / "text", size=-1)
+
+
+def test_readfile_path_types_and_dir_fd(tree):
+    want = b"hello world\n"
+    assert gv.readfile(str(tree / "text")) == want
+    assert gv.readfile(os.fsencode(tree / "text")) == want
+    assert gv.readfile(pathlib.Path(tree, "text")) == want
+    fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert gv.readfile("text", dir_fd=fd) == want
+        assert gv.readfile("sub/../text", dir_fd=fd) == want
+    finally:
+        os.close(fd)
+    with pytest.raises(TypeError):
+        gv.readfile(42)
+    with pytest.raises(TypeError):
+        gv.readfile(tree / "text", 0)      # dir_fd is keyword-only
+
+
+def test_readfile_errors(tree):
+    with pytest.raises(FileNotFoundError) as e:
+        gv.readfile(tree / "missing")
+    assert e.value.filename == tree / "missing"
+    with pytest.raises(IsADirectoryError):
+        gv.readfile(tree / "sub")
+    with pytest.raises(OSError) as e:
+        gv.readfile(tree / "link", flags=gv.O_NOFOLLOW)
+    assert e.value.errno == errno.ELOOP
+    with pytest.raises(OSError) as e:
+        gv.readfile(tree / "text", flags=os.O_APPEND)
+    assert e.value.errno == errno.EINVAL
+    with pytest.raises(OSError) as e:
+        gv.readfile("text", dir_fd=9999)
+    assert e.value.errno == errno.EBADF
+
+
+def test_readfile_permission(tree):
+    if os.geteuid() == 0:
+        pytest.skip("root reads files of mode 0000: needs an unprivileged user")
+    os.chmod(tree / "text", 0)
+    with pytest.raises(PermissionError):
+        gv.readfile(tree / "text")
+
+
+def test_readfile_noatime(tree):
+    assert gv.readfile(tree / "text", flags=gv.O_NOATIME) == b"hello world\n"
+
+
+# ---- getvalues ----
+
+def test_getvalues_against_stat(tree):
+    st = os.stat(tree / "size-4097")
+    got = gv.getvalues(tree, ["stat:size:size-4097", ":ino:size-4097",
+                              ":mode:size-4097", "lstat:type:link",
+                              "stat:type:link", "stat:nlink"])
+    assert got[0] == str(st.st_size).encode()
+    assert got[1] == str(st.st_ino).encode()
+    assert got[2] == b"%04o" % stat.S_IMODE(st.st_mode)
+    assert got[3] == b"lnk" and got[4] == b"reg"
+    assert got[5] == str(os.stat(tree).st_nlink).encode()
+
+
+def test_getvalues_data_and_dir(tree):
+    got = gv.getvalues(tree, ["data:text", ":size-3145735", "dir:sub",
+                              "data:link"])
+    assert got[0] == b"hello world\n"
+    assert got[1] == read(tree / "size-3145735")   # past the first buffer
+    assert sorted(got[2].split(b"\0")[:-1]) == sorted(
+        os.fsencode(n) for n in os.listdir(tree / "sub"))
+    assert got[3] == b"text"                        # a symlink's target
+
+
+def test_getvalues_entry_errors_are_not_raised(tree):
+    got = gv.getvalues(tree, ["data:missing", "data:fifo", "stat:sise",
+                              ":size", "data:text"])
+    assert isinstance(got[0], FileNotFoundError)
+    assert got[0].errno == errno.ENOENT and got[0].filename == "data:missing"
+    assert isinstance(got[1], OSError) and got[1].errno == errno.ENODATA
+    assert got[2].errno == errno.ENOENT           # unknown field
+    assert isinstance(got[3], bytes)              # :size after stat:sise
+    assert got[4] == b"hello world\n"
+
+
+def test_getvalues_shorthand_without_prefix(tree):
+    got = gv.getvalues(tree, [":size"])
+    assert isinstance(got[0], OSError) and got[0].errno == errno.EINVAL
+
+
+def test_getvalues_lists():
+    groups = gv.getvalues("/", [""])[0].split(b"\0")[:-1]
+    assert groups == [b"mnt", b"mntns", b"xattr", b"data", b"dir", b"stat",
+                      b"lstat", b"fs"]
+
+
+def test_getvalues_mount_of_proc():
+    got = gv.getvalues("/proc", ["mnt:fstype", ":mountpoint", "fs:type"])
+    assert got[0] == b"proc" and got[1] == b"/proc" and got[2] == b"0x9fa0"
+
+
+def test_getvalues_xattr(tree):
+    try:
+        os.setxattr(tree / "text", "user.gv", b"\x00\x01v")
+    except OSError as e:
+        pytest.skip(f"no user xattrs on {tree}: {e.strerror}")
+    got = gv.getvalues(tree / "text", ["xattr:user.gv", "xattr:user.none"])
+    assert got[0] == b"\x00\x01v"
+    assert got[1].errno == errno.ENODATA
+
+
+def test_getvalues_call_errors(tree):
+    with pytest.raises(FileNotFoundError) as e:
+        gv.getvalues(tree / "missing", ["stat:size"])
+    assert e.value.filename == tree / "missing"
+    with pytest.raises(OSError) as e:
+        gv.getvalues(tree, ["stat:size"], flags=0x40000000)
+    assert e.value.errno == errno.EINVAL
+    with pytest.raises(TypeError):
+        gv.getvalues(tree, ["stat:size", 3])
+    with pytest.raises(TypeError):
+        gv.getvalues(tree, 3)
+    assert gv.getvalues(tree, []) == []
+
+
+def test_getvalues_empty_path_and_dir_fd(tree):
+    fd = os.open(tree / "text", os.O_RDONLY)
+    try:
+        got = gv.getvalues("", ["stat:size", "stat:ino"], dir_fd=fd,
+                           flags=gv.AT_EMPTY_PATH)
+    finally:
+        os.close(fd)
+    st = os.stat(tree / "text")
+    assert got == [b"12", str(st.st_ino).encode()]
+
+
+def test_getvalues_names_as_bytes(tree):
+    assert gv.getvalues(os.fsencode(tree), [b"data:text"]) == [
+        b"hello world\n"]
+
+
+def test_threads_run_at_once(tree):
+    want = read(tree / "size-65536")
+    errors = []
+
+    def work():
+        for _ in range(200):
+            if gv.readfile(tree / "size-65536") != want or \
+               gv.getvalues(tree, ["data:size-65536"])[0] != want:
+                errors.append("mismatch")
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_constants():
+    assert gv.O_NOFOLLOW == os.O_NOFOLLOW
+    assert gv.O_NOATIME == os.O_NOATIME
+    assert gv.AT_SYMLINK_NOFOLLOW == 0x100
+    assert gv.AT_EMPTY_PATH == 0x1000 and gv.AT_NO_AUTOMOUNT == 0x800
+    assert gv.__version__.count(".") == 2

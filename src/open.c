@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * open.c - opening the file of a data: entry without side effects, for
+ * data.c (one at a time) and for the io_uring batch (uring_batch.c) alike.
+ *
+ * Reading must have no side effects, so nothing but a regular file is ever
+ * opened: a device, FIFO or socket beneath $ORIGIN gets ENODATA without
+ * being touched (an open(2) of a FIFO wakes a writer up, of a device runs
+ * its driver). The strict way pins the last component with an O_PATH
+ * descriptor from its confined directory (an O_PATH open opens nothing),
+ * takes the type from that inode, and reopens it for reading only if it is
+ * a regular file (proc.c), checking that what it opened is what it pinned.
+ * Deciding on the pinned inode rather than on a name is what keeps a FIFO
+ * or a device that a rename swaps in under a file's name from ever being
+ * opened. It costs eight system calls a file (pin, statx, reopen, check,
+ * two reads, two closes) against the four of a plain open/read/close.
+ *
+ * The shortcut, four system calls: on a file system that cannot hold a
+ * device, FIFO or socket, the file is opened by name, directly.
+ * Why the shortcut is sound there:
+ *   - procfs, sysfs and cgroup v1/v2 make every inode themselves: regular
+ *     files, directories and symlinks; none of them implements mknod(2) or
+ *     creates a special file, so no name there can lead to one (Linux 6.12:
+ *     fs/proc, fs/kernfs, kernel/cgroup);
+ *   - the type comes from fstatfs(2) of $ORIGIN, which the kernel answers
+ *     for the mount $ORIGIN is on, whatever its path says (a tmpfs over
+ *     /proc is tmpfs here);
+ *   - RESOLVE_NO_XDEV keeps the whole lookup on that mount, so nothing
+ *     mounted beneath $ORIGIN (a bind mount of a FIFO over a procfs file)
+ *     is reached: EXDEV;
+ *   - O_NOFOLLOW refuses a final symlink (ELOOP: read as a link instead),
+ *     O_NONBLOCK keeps the open from waiting, and a directory fails the
+ *     read with EISDIR (ENODATA for the entry).
+ * tests/data_shortcut.c proves that the shortcut is taken only there and
+ * that devices and FIFOs stay unopened elsewhere.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define GV_DATA_OPEN (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+int gv_data_open_flags(void)
+{
+	return GV_DATA_OPEN;
+}
+
+bool gv_data_shortcut(struct gv_ctx *ctx)
+{
+	const struct statfs *sfs;
+
+	if (gv_origin_statfs(ctx, &sfs))
+		return false;
+	switch ((uint32_t)sfs->f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A regular file of tmpfs or ramfs is read from the page cache to the end
+ * of what was asked or of the file, whatever comes first: a read returns
+ * less than asked only at end of file (Linux 6.12: shmem_file_read_iter(),
+ * and filemap_read() for ramfs, stop early only on a fault, or on a fatal
+ * signal, which the caller does not outlive). So no second read is needed
+ * to see end of file there. (On a disk file system a read error after the
+ * first pages also returns short; the read that follows tells EIO.)
+ */
+bool gv_data_short_is_eof(struct gv_ctx *ctx)
+{
+	const struct statfs *sfs;
+
+	if (gv_origin_statfs(ctx, &sfs))
+		return false;
+	return (uint32_t)sfs->f_type == TMPFS_MAGIC ||
+	       (uint32_t)sfs->f_type == RAMFS_MAGIC;
+}
+
+/*
+ * Whether @sub, beneath a procfs $ORIGIN, has the shape of one of procfs's
+ * symlinks (Linux 6.12, fs/proc/base.c, fd.c, namespaces.c, root.c,
+ * self.c, thread_self.c): PID/fd/N, PID/map_files/RANGE, PID/ns/NAME,
+ * PID/{cwd,exe,root} (and under task/TID/), and self, thread-self, mounts,
+ * net at the top. A name of that shape is read as a link first, one
+ * readlinkat(2), not an open that O_NOFOLLOW refuses and then the readlink;
+ * the io_uring batch leaves it to data.c for the same reason. A wrong
+ * guess costs a system call, never a wrong value: readlinkat(2) says
+ * EINVAL for what is no link.
+ */
+bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
+{
+	static const char *const top[] = { "self", "thread-self", "mounts",
+					   "net" };
+	static const char *const pid[] = { "cwd", "exe", "root" };
+	static const char *const dirs[] = { "fd", "map_files", "ns" };
+	const char *base = strrchr(sub, '/'), *parent;
+	const struct statfs *sfs;
+	size_t plen;
+
+	if (gv_origin_statfs(ctx, &sfs) ||
+	    (uint32_t)sfs->f_type != PROC_SUPER_MAGIC)
+		return false;
+	/* $ORIGIN may be /proc or a PID directory: both lists at its top */
+	for (size_t i = 0; !base && i < GV_ARRAY_SIZE(top); i++)
+		if (!strcmp(sub, top[i]))
+			return true;
+	for (size_t i = 0; i < GV_ARRAY_SIZE(pid); i++)
+		if (!strcmp(base ? base + 1 : sub, pid[i]))
+			return true;
+	if (!base)
+		return false;
+	for (parent = base; parent > sub && parent[-1] != '/'; parent--)
+		;
+	plen = base - parent;
+	for (size_t i = 0; i < GV_ARRAY_SIZE(dirs); i++)
+		if (strlen(dirs[i]) == plen && !memcmp(parent, dirs[i], plen))
+			return true;
+	return false;
+}
+
+bool gv_data_is_file(const struct gv_req *req)
+{
+	return req->group == &gv_group_data && !req->err && req->arg &&
+	       *req->arg && gv_subpath_valid(req->arg);
+}
+
+/*
+ * The object the O_PATH descriptor @pin refers to ($ORIGIN/@sub, or
+ * $ORIGIN itself with @sub NULL), made ready to read:
+ * GV_DATA_FILE for a regular file, then open for reading in @f->fd;
+ * GV_DATA_LINK for a symlink (read it through @pin); else -ENODATA.
+ */
+int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
+			struct gv_data_file *f)
+{
+	struct statx stx;
+
+	f->fd = -1;
+	f->size = -1;
+	if (statx(pin, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		  STATX_TYPE | STATX_SIZE | STATX_INO, &stx))
+		return -errno;
+	if (S_ISLNK(stx.stx_mode))
+		return GV_DATA_LINK;
+	if (!S_ISREG(stx.stx_mode))
+		return -ENODATA;
+	if (stx.stx_mask & STATX_SIZE)
+		f->size = (int64_t)stx.stx_size;
+	f->fd = gv_reopen(ctx, pin, sub, GV_DATA_OPEN & ~O_NOFOLLOW, &stx);
+	return f->fd < 0 ? f->fd : GV_DATA_FILE;
+}
+
+/*
+ * data:SUBPATH, SUBPATH not empty. GV_DATA_TRY where the shortcut applies
+ * (the caller opens by name); else the last component pinned and judged:
+ * GV_DATA_FILE (@f->fd open for reading), GV_DATA_LINK (@f->fd the O_PATH
+ * pin of a symlink), or -errno for the entry.
+ */
+int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f)
+{
+	const char *base;
+	int dfd, pin, kind;
+
+	f->fd = -1;
+	f->size = -1;
+	if (gv_data_shortcut(ctx))
+		return GV_DATA_TRY;
+	dfd = gv_lookup_parent(ctx, sub, &base);
+	if (dfd < 0)
+		return dfd;
+	/* RESOLVE_NO_XDEV: a mount point as the last component is EXDEV */
+	pin = gv_open_beneath(ctx, dfd, base, O_PATH | O_NOFOLLOW);
+	if (pin < 0)
+		return pin;
+	kind = gv_data_open_pinned(ctx, pin, sub, f);
+	if (kind == GV_DATA_LINK)
+		f->fd = pin;
+	else
+		gv_fd_defer(&ctx->closing, pin);
+	return kind;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * walk.h - the state of one vector walk, shared by the walk (walk.c) and
+ * the value sinks the getters write into (out.c).
+ */
+#ifndef GV_WALK_H
+#define GV_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+
+/* The current buffer of the walk (SPEC 2.2). */
+struct gv_bufstate {
+	uintptr_t base;
+	size_t size;
+	size_t pos;
+	bool valid;
+};
+
+/* A value staged in the arena, to be written into the caller's buffer. */
+struct gv_pending {
+	size_t idx;			/* the entry */
+	struct gv_bufstate before;	/* the buffer as that entry found it */
+	size_t off, len;		/* the bytes in the arena */
+	uintptr_t dst;
+	bool overflow;			/* the part of a value that fitted */
+};
+
+struct gv_walk {
+	struct gv_ctx *ctx;
+	struct name_val *vec;		/* library copy of the caller's vector */
+	uintptr_t uvec;			/* the caller's vector */
+	size_t num;
+	const struct gv_req *reqs;
+	size_t cur;			/* the entry being fetched */
+
+	char *arena;			/* staged values */
+	size_t arena_len, arena_cap;
+	struct gv_pending *pend;	/* staged writes, in entry order */
+	size_t npend, pend_cap;
+	struct iovec *liov, *riov;	/* a flush's writes */
+	size_t *first;			/* pending index of each write */
+	size_t iov_cap;
+	bool careful;			/* write every value at once */
+};
+
+/* out.c: make room for @extra more staged bytes. */
+int gv_arena_reserve(struct gv_walk *w, size_t extra);
+/* walk.c: write every staged value; -EGV_RETRY if one could not be. */
+int gv_walk_flush(struct gv_walk *w);
+
+#endif /* GV_WALK_H */

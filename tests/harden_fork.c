@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * harden_fork.c - fork() never waits for a call in another thread, and a
+ * cancelled call leaves nothing behind (SPEC v2 section 4). A thread is
+ * blocked in readfile() of a FIFO, in its open() (no writer yet: readfile
+ * opens as openat(2) does and waits) or in its read() (a writer that has
+ * written nothing). Then fork() must return within a second, and the child
+ * must hold no descriptor of that FIFO; the blocked call then completes
+ * with what the writer wrote. A thread cancelled while so blocked leaves
+ * no descriptor, and the next fork() does not wedge. Every backend; each
+ * case in a child under a deadline, since a wedged fork() never returns.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <getvalues.h>
+
+#include "harden_lib.h"
+#include "lib/sub.h"
+#include "lib/tap.h"
+#include "lib/util.h"
+
+#define FORK_MS		1000	/* fork() must return within this */
+
+static const char words[] = "hello through the FIFO";
+static char top[2048];
+static int dir_fd = -1;
+static struct stat fifo_st;
+
+enum where { IN_OPEN, IN_READ };
+static const char *const where_names[] = { "open()", "read()" };
+
+/* Descriptors of the FIFO in this process, but @except. */
+static int fifo_fds(int except)
+{
+	int fds[1024], n = t_list_fds(fds, 1024), count = 0;
+
+	for (int i = 0; i < n && i < 1024; i++) {
+		struct stat st;
+
+		if (fds[i] != except && !fstat(fds[i], &st) &&
+		    st.st_dev == fifo_st.st_dev && st.st_ino == fifo_st.st_ino)
+			count++;
+	}
+	return count;
+}
+
+struct watchdog {
+	atomic_bool forked, fired;
+	int writer;		/* opened by the watchdog if it fires */
+	atomic_int *own;	/* the test's writer, closed if it fires */
+};
+
+/*
+ * If fork() has not returned after FORK_MS, let the reader go: data, and
+ * every writer gone, so that it reaches end of file.
+ */
+static void *watchdog_main(void *p)
+{
+	struct watchdog *w = p;
+	long long until = t_now_ms() + FORK_MS;
+	char path[2100];
+
+	while (t_now_ms() < until)
+		if (atomic_load(&w->forked))
+			return NULL;
+		else
+			usleep(2000);
+	atomic_store(&w->fired, true);
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	w->writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (w->writer >= 0 && write(w->writer, words, strlen(words)) < 0)
+		tap_diag("watchdog: %s", strerror(errno));
+	if (w->writer >= 0)
+		close(w->writer);
+	if (atomic_load(w->own) >= 0)
+		close(atomic_exchange(w->own, -1));
+	return NULL;
+}
+
+/*
+ * fork() under a watchdog. The child counts its descriptors of the FIFO
+ * (but *@own, the test's own writer) into *@child_fds. Returns whether fork()
+ * returned before the watchdog had to release the reader.
+ */
+static bool fork_watched(atomic_int *own, int *child_fds)
+{
+	struct watchdog w = { .writer = -1, .own = own };
+	int except = atomic_load(own);
+	int p[2], status;
+	pthread_t t;
+	pid_t pid;
+	bool in_time;
+
+	*child_fds = -1;
+	if (pipe2(p, O_CLOEXEC) ||
+	    pthread_create(&t, NULL, watchdog_main, &w))
+		tap_bail("watchdog: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		int n = fifo_fds(except);
+
+		if (write(p[1], &n, sizeof(n)) != sizeof(n))
+			_exit(1);
+		_exit(0);
+	}
+	atomic_store(&w.forked, true);
+	in_time = !atomic_load(&w.fired);
+	pthread_join(t, NULL);
+	close(p[1]);
+	if (pid > 0) {
+		if (read(p[0], child_fds, sizeof(*child_fds)) !=
+		    sizeof(*child_fds))
+			*child_fds = -1;
+		waitpid(pid, &status, 0);
+	}
+	close(p[0]);
+	return pid > 0 && in_time;
+}
+
+struct job {
+	const struct hl_backend *b;
+	enum where where;
+};
+
+static void fork_case(void *arg)
+{
+	const struct job *j = arg;
+	const char *be = j->b->name, *in = where_names[j->where];
+	static struct hl_reader r;
+	atomic_int own = -1;
+	char path[2100];
+	int child_fds, fd;
+	pthread_t t;
+	bool asleep;
+
+	r = (struct hl_reader){
+		.backend = j->b->id, .dfd = dir_fd,
+		.name = "fifo", .warm = "file",
+	};
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	if (j->where == IN_READ)	/* a writer that writes nothing yet */
+		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));
+	asleep = hl_reader_start(&r, &t, 0);
+	if (!tap_ok(asleep && !atomic_load(&r.done), "%s: readfile() of a "
+		    "FIFO blocks in %s until the writer writes", be, in)) {
+		tap_diag("   it returned %zd (%s)", r.ret,
+			 r.ret < 0 ? strerrorname_np(r.err) : "-");
+	}
+	tap_ok(fork_watched(&own, &child_fds), "%s: fork() returns within "
+	       "%d ms while another thread is blocked in readfile()'s %s", be,
+	       FORK_MS, in);
+	tap_is_long(child_fds, 0, "%s: the child holds no descriptor of the "
+		    "FIFO", be);
+
+	/* let the reader finish: the writer writes and goes */
+	fd = atomic_exchange(&own, -1);
+	if (fd < 0)
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, words, strlen(words)) < 0)
+			tap_diag("write: %s", strerror(errno));
+		close(fd);
+	}
+	if (t_join_within(t, 5000, NULL)) {
+		tap_ok(false, "%s: the blocked readfile() ends once the writer "
+		       "has written and gone", be);
+		return;
+	}
+	tap_ok(r.ret == (ssize_t)strlen(words) && !memcmp(r.buf, words,
+							  strlen(words)),
+	       "%s: the blocked readfile() gives what the writer wrote", be);
+	tap_is_long(fifo_fds(-1), 0, "%s: no descriptor of the FIFO is left",
+		    be);
+}
+
+static void cancel_case(void *arg)
+{
+	const struct job *j = arg;
+	const char *be = j->b->name, *in = where_names[j->where];
+	static struct hl_reader r;
+	char path[2100], buf[64];
+	atomic_int own = -1;
+	int child_fds, fd;
+	pthread_t t;
+
+	r = (struct hl_reader){
+		.backend = j->b->id, .dfd = dir_fd,
+		.name = "fifo", .warm = "file",
+	};
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	if (j->where == IN_READ)
+		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));
+	hl_reader_start(&r, &t, 0);
+	pthread_cancel(t);
+	if (t_join_within(t, 1000, NULL)) {
+		/*
+		 * Not cancelled inside the call (the library may hold off
+		 * cancellation there): let the call end, and it is cancelled
+		 * after, or returns.
+		 */
+		fd = atomic_exchange(&own, -1);
+		if (fd < 0)
+			fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 && write(fd, words, strlen(words)) < 0)
+			tap_diag("write: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (!tap_ok(!t_join_within(t, 3000, NULL), "%s: a thread "
+			    "cancelled in readfile()'s %s ends once the FIFO "
+			    "ends", be, in))
+			return;
+	}
+	tap_is_long(fifo_fds(atomic_load(&own)), 0, "%s: cancelled in "
+		    "readfile()'s %s: no descriptor of the FIFO is left", be,
+		    in);
+	tap_ok(fork_watched(&own, &child_fds), "%s: cancelled in readfile()'s "
+	       "%s: the next fork() returns within %d ms", be, in, FORK_MS);
+	fd = atomic_exchange(&own, -1);
+	if (fd >= 0)
+		close(fd);
+	gv_backend_force(j->b->id);
+	tap_is_long(readfile(dir_fd, "file", buf, sizeof(buf), 0), 4,
+		    "%s: cancelled in readfile()'s %s: the next readfile() "
+		    "works", be, in);
+}
+
+int main(void)
+{
+	struct hl_backend bs[4];
+	int n;
+
+	alarm(600);	/* t_sub() bounds each case; this, the whole */
+	snprintf(top, sizeof(top), "%s", t_tmpdir("fork"));
+	dir_fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0 || mkfifoat(dir_fd, "fifo", 0600) ||
+	    fstatat(dir_fd, "fifo", &fifo_st, 0) ||
+	    t_write_file(dir_fd, "file", "file", 4, 0644))
+		tap_bail("setup in %s: %s", top, strerror(errno));
+
+	n = hl_backends(bs, 10);
+	for (int i = 0; i < n; i++)
+		for (int w = IN_OPEN; w <= IN_READ; w++) {
+			struct job j = { &bs[i], w };
+			char what[64];
+
+			snprintf(what, sizeof(what), "%s, fork, in %s",
+				 bs[i].name, where_names[w]);
+			t_sub(what, 10, fork_case, &j);
+			snprintf(what, sizeof(what), "%s, cancel, in %s",
+				 bs[i].name, where_names[w]);
+			t_sub(what, 10, cancel_case, &j);
+		}
+	close(dir_fd);
+	return tap_done();
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sub.c - the helpers behind sub.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/sub.h"
+#include "lib/tap.h"
+
+long long t_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* One line of the child's TAP output, replayed as ours. */
+static bool t_sub_replay(const char *what, char *line, int *failed)
+{
+	bool ok = !strncmp(line, "ok ", 3);
+	char *desc, *todo;
+
+	if (!strncmp(line, "# ", 2)) {
+		tap_diag("%s", line + 2);
+		return true;
+	}
+	if (!strncmp(line, "1..0 # SKIP ", 12)) {
+		tap_skip(1, "%s: %s", what, line + 12);
+		return true;
+	}
+	if (!strncmp(line, "Bail out!", 9)) {
+		tap_ok(false, "%s: %s", what, line);
+		++*failed;
+		return true;
+	}
+	if (!ok && strncmp(line, "not ok ", 7))
+		return false;
+	desc = line + (ok ? 3 : 7);
+	desc += strspn(desc, "0123456789");
+	if (!strncmp(desc, " # SKIP ", 8)) {
+		tap_skip(1, "%s", desc + 8);
+		return true;
+	}
+	if (!strncmp(desc, " - ", 3))
+		desc += 3;
+	todo = strstr(desc, " # TODO ");
+	if (todo) {
+		*todo = 0;
+		tap_todo(ok, todo + 8, "%s", desc);
+		return true;
+	}
+	tap_ok(ok, "%s", desc);
+	*failed += !ok;
+	return true;
+}
+
+bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
+	   void *arg)
+{
+	long long deadline = t_now_ms() + timeout_s * 1000LL;
+	char buf[8192];
+	size_t have = 0;
+	int p[2], status = 0, failed = 0;
+	bool timed_out = false;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe2(p, O_CLOEXEC))
+		tap_bail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		setpgid(0, 0);
+		close(p[0]);
+		if (dup2(p[1], 1) < 0)
+			_exit(120);
+		close(p[1]);
+		fn(arg);
+		fflush(stdout);
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	close(p[1]);
+	for (;;) {
+		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+		long long left = deadline - t_now_ms();
+		ssize_t n;
+		char *nl;
+
+		if (left <= 0) {
+			timed_out = true;
+			break;
+		}
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(p[0], buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0)
+			break;
+		have += n;
+		buf[have] = 0;
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = 0;
+			if (!t_sub_replay(what, buf, &failed))
+				tap_diag("%s: %s", what, buf);
+			have -= nl + 1 - buf;
+			memmove(buf, nl + 1, have + 1);
+		}
+		if (have == sizeof(buf) - 1) {	/* a line too long: say it */
+			tap_diag("%s: %s", what, buf);
+			have = 0;
+		}
+	}
+	if (timed_out) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	/* what the child left behind in its group */
+	kill(-pid, SIGKILL);
+	if (timed_out) {
+		tap_ok(false, "%s: done within %u s (killed: it hung)", what,
+		       timeout_s);
+		return false;
+	}
+	if (WIFSIGNALED(status)) {
+		tap_ok(false, "%s: the child ran to its end (killed by signal "
+		       "%d, %s)", what, WTERMSIG(status),
+		       strsignal(WTERMSIG(status)));
+		return false;
+	}
+	if (WEXITSTATUS(status)) {
+		tap_ok(false, "%s: the child ran to its end (exit status %d)",
+		       what, WEXITSTATUS(status));
+		return false;
+	}
+	return failed == 0;
+}
+
+static int t_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int t_userns(void)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)uid);
+	if (t_write_str("/proc/self/uid_map", map))
+		return -1;
+	if (t_write_str("/proc/self/setgroups", "deny") && errno != ENOENT)
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)gid);
+	return t_write_str("/proc/self/gid_map", map);
+}
+
+int t_private_mounts(bool *userns)
+{
+	*userns = false;
+	if (geteuid() != 0 || unshare(CLONE_NEWNS)) {
+		if (t_userns())
+			return -1;
+		*userns = true;
+	}
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+bool t_has_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+int t_seccomp_errno(const int *nrs, int n, int err)
+{
+	struct sock_filter code[64];
+	struct sock_fprog prog;
+	int k = 0;
+
+	if (n > 32) {
+		errno = E2BIG;
+		return -1;
+	}
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, arch));
+	code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			AUDIT_ARCH_X86_64, 1, 0);
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_ALLOW);
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, nr));
+	for (int i = 0; i < n; i++)
+		code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+				BPF_K, nrs[i], n - i, 0);
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_ALLOW);
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA));
+	prog = (struct sock_fprog){ .len = k, .filter = code };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+int t_join_within(pthread_t t, unsigned int ms, void **ret)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return pthread_timedjoin_np(t, ret, &ts);
+}
+
+bool t_wait_asleep(pid_t tid, unsigned int ms)
+{
+	long long deadline = t_now_ms() + ms;
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	do {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		char *paren;
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			paren = strrchr(buf, ')');
+			if (paren && (paren[2] == 'S' || paren[2] == 'D'))
+				return true;
+		}
+		usleep(2000);
+	} while (t_now_ms() < deadline);
+	return false;
+}

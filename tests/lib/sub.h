@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sub.h - helpers for tests that must survive what they provoke: checks run
+ * in a forked child under a deadline (a hang or a crash becomes a failing
+ * check, never a stuck suite), private namespaces for root and for an
+ * unprivileged user, seccomp filters, and bounded waits for threads.
+ */
+#ifndef GV_TEST_SUB_H
+#define GV_TEST_SUB_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * Run @fn(@arg) in a forked child, in a process group of its own, for at
+ * most @timeout_s seconds. The child reports with the ordinary tap_*()
+ * calls; its lines are numbered again and replayed here, so that they
+ * count as this program's checks. A child that hangs is killed (with its
+ * own children) and one failing check says so; so does a child that dies
+ * of a signal or exits non-zero. Returns true when the child ran to its
+ * end with every check passing.
+ */
+bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
+	   void *arg);
+
+/*
+ * Move this process into a private mount namespace: as root a plain one;
+ * otherwise (or where root may not) a user namespace too, mapping our uid
+ * and gid to 0 in it. *@userns says which. 0, or -1 with errno.
+ */
+int t_private_mounts(bool *userns);
+
+/* Whether capability @cap is in this thread's effective set. */
+bool t_has_cap(int cap);
+
+/*
+ * A seccomp filter (no_new_privs is set first) making each of the @n
+ * system calls @nrs fail with @err; the rest are allowed. 0 or -1/errno.
+ */
+int t_seccomp_errno(const int *nrs, int n, int err);
+
+/* pthread_join() with a deadline: 0, or ETIMEDOUT (the thread still runs). */
+int t_join_within(pthread_t t, unsigned int ms, void **ret);
+
+/*
+ * Wait up to @ms until thread @tid of this process sleeps (state S or D in
+ * /proc/self/task/TID/stat), as a thread blocked in a system call does.
+ */
+bool t_wait_asleep(pid_t tid, unsigned int ms);
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+long long t_now_ms(void);
+
+#endif /* GV_TEST_SUB_H */

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spec2_automount.c - no lookup for data:, dir:, stat: or lstat: triggers
+ * an automount (SPEC v2): an automount point is seen as the directory it
+ * is, untriggered. The automount point is debugfs's "tracing" (it mounts
+ * tracefs when walked into), in a private mount namespace; this needs
+ * root, and a kernel with debugfs. After every call no new mount is there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <getvalues.h>
+
+#include "harden_lib.h"
+#include "lib/sub.h"
+#include "lib/tap.h"
+#include "lib/util.h"
+
+#ifndef STATX_ATTR_AUTOMOUNT
+#define STATX_ATTR_AUTOMOUNT 0x00001000
+#endif
+
+#define CHECKS 8
+
+static char top[2048];
+
+/* Mounts whose mount point is @dir or beneath it. */
+static int mounts_at(const char *dir)
+{
+	char line[4096], mp[4096];
+	size_t len = strlen(dir);
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1 &&
+		    !strncmp(mp, dir, len) && (!mp[len] || mp[len] == '/'))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void check(const struct hl_backend *b, const char *dbg,
+		  const struct statx *am)
+{
+	static const char *const names[] = {
+		"stat:type:tracing", ":ino:tracing", "lstat:type:tracing",
+		"dir:tracing", "data:tracing/README", "stat:type:tracing/README",
+		"dir:tracing/instances", "stat:mntid:tracing",
+	};
+	enum { N = GV_ARRAY_SIZE(names) };
+	static char buf[65536];
+	char ino[32], mntid[32];
+	struct name_val v[N];
+	int ret, err;
+
+	gv_backend_force(b->id);
+	for (int i = 0; i < N; i++)
+		v[i] = (struct name_val){ .name = names[i] };
+	v[0].value_in = (struct iovec){ buf, sizeof(buf) };
+	errno = 0;
+	ret = getvalues(AT_FDCWD, dbg, v, N, 0);
+	err = errno;
+	if (ret != N) {
+		tap_ok(false, "%s: the call: %d (%s)", b->name, ret,
+		       ret < 0 ? strerrorname_np(err) : "-");
+		tap_skip(CHECKS - 2, "%s: no values", b->name);
+	} else {
+		snprintf(ino, sizeof(ino), "%llu",
+			 (unsigned long long)am->stx_ino);
+		snprintf(mntid, sizeof(mntid), "%llu",
+			 (unsigned long long)am->stx_mnt_id);
+		tap_ok(hl_is(1, &v[0], "dir", 3) &&
+		       hl_is(1, &v[1], ino, strlen(ino)) &&
+		       hl_is(1, &v[2], "dir", 3), "%s: stat:/lstat: of the "
+		       "automount point: the directory itself (%s, %s)",
+		       b->name, hl_got(1, 0, &v[0]), hl_got(1, 0, &v[1]));
+		tap_ok(hl_is(1, &v[7], mntid, strlen(mntid)), "%s: stat:mntid "
+		       "of it: debugfs's mount (%s)", b->name,
+		       hl_got(1, 0, &v[7]));
+		tap_ok(hl_is(1, &v[3], "", 0), "%s: dir:tracing: the "
+		       "untriggered directory, empty (%s)", b->name,
+		       hl_got(1, 0, &v[3]));
+		tap_ok(v[4].error == ENOENT && v[5].error == ENOENT,
+		       "%s: data:/stat: beneath it: ENOENT, nothing there "
+		       "(%s, %s)", b->name, hl_got(1, 0, &v[4]),
+		       hl_got(1, 0, &v[5]));
+		tap_ok(v[6].error == ENOENT, "%s: dir: beneath it: ENOENT "
+		       "(%s)", b->name, hl_got(1, 0, &v[6]));
+		tap_ok(!memmem(buf, sizeof(buf), "README", 6),
+		       "%s: nothing of tracefs was listed or read", b->name);
+	}
+	tap_is_long(mounts_at(dbg), 1, "%s: no automount was triggered under "
+		    "%s", b->name, dbg);
+}
+
+static void run(void *arg)
+{
+	const struct hl_backend *bs = arg;
+	char dbg[2100], tracing[2200];
+	struct statx am;
+	bool userns;
+	int n = 0;
+
+	while (bs[n].name)
+		n++;
+	if (t_private_mounts(&userns) || userns) {
+		tap_skip(CHECKS * n, "mounting debugfs needs root");
+		return;
+	}
+	snprintf(dbg, sizeof(dbg), "%s/dbg", top);
+	snprintf(tracing, sizeof(tracing), "%s/tracing", dbg);
+	if (mount("none", dbg, "debugfs", 0, NULL)) {
+		tap_skip(CHECKS * n, "no debugfs here: %s", strerror(errno));
+		return;
+	}
+	if (statx(AT_FDCWD, tracing, AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW,
+		  STATX_BASIC_STATS | STATX_MNT_ID, &am) ||
+	    !(am.stx_attributes_mask & STATX_ATTR_AUTOMOUNT) ||
+	    !(am.stx_attributes & STATX_ATTR_AUTOMOUNT)) {
+		tap_skip(CHECKS * n, "debugfs has no tracing automount point "
+			 "here");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		check(&bs[i], dbg, &am);
+		if (mounts_at(dbg) > 1)	/* start over for the next */
+			umount2(tracing, MNT_DETACH);
+	}
+}
+
+int main(void)
+{
+	struct hl_backend bs[5] = { { 0 } };
+	int dfd;
+
+	alarm(300);
+	snprintf(top, sizeof(top), "%s", t_tmpdir("automount"));
+	dfd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || mkdirat(dfd, "dbg", 0755))
+		tap_bail("setup in %s: %s", top, strerror(errno));
+	close(dfd);
+	hl_backends(bs, CHECKS);
+	t_sub("an automount point", 60, run, bs);
+	return tap_done();
+}

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/*
+ * files.c - the file and directory names to search for, as lsof takes
+ * them: its Readlink() of each argument, stat(2) through getvalues(), the
+ * choice between a file and a file system (ck_file_arg()), and the files
+ * of +d and +D directories (enter_dir()), read a directory per call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gvlsof.h"
+
+#define LINK_LIMIT	20	/* symbolic links Readlink() follows */
+
+/* ------------------------------------------------------------------ */
+/* Paths, through getvalues().                                        */
+
+/* stat(2) (or lstat(2)) of @path into @fi; -1 with errno on failure. */
+int stat_path(const char *path, struct finfo *fi, bool follow)
+{
+	static const char *const names[] = {
+		"stat:type", ":dev", ":rdev", ":ino", ":size", ":nlink",
+	};
+	struct name_val v[ARRAY_SIZE(names)] = { 0 };
+	char buf[512], grp[8];
+	uint64_t u[4];
+
+	if (opt.fblock) {
+		if (!opt.fwarn)
+			fprintf(stderr, "%s: avoiding stat(%s): -b was "
+				"specified.\n", opt.pn, path);
+		errno = EWOULDBLOCK;
+		return -1;
+	}
+	snprintf(grp, sizeof(grp), "%s", follow ? "stat" : "lstat");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		v[i].name = names[i];
+	v[0].name = follow ? "stat:type" : "lstat:type";
+	v[0].value_in = (struct iovec){ buf, sizeof(buf) };
+	gv_calls++;
+	if (getvalues(AT_FDCWD, path, v, ARRAY_SIZE(v),
+		      follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		if (v[i].error) {
+			errno = v[i].error;
+			return -1;
+		}
+	*fi = (struct finfo){ 0 };
+	{
+		struct batch fake = { .vec = v, .n = ARRAY_SIZE(v) };
+		size_t l;
+		int e;
+		const char *t = val(&fake, 0, &l, &e);
+
+		fi->mode = !memcmp(t, "reg", l) && l == 3 ? S_IFREG :
+			   !memcmp(t, "dir", l) && l == 3 ? S_IFDIR :
+			   !memcmp(t, "lnk", l) && l == 3 ? S_IFLNK :
+			   !memcmp(t, "chr", l) && l == 3 ? S_IFCHR :
+			   !memcmp(t, "blk", l) && l == 3 ? S_IFBLK :
+			   !memcmp(t, "fifo", l) && l == 4 ? S_IFIFO :
+			   !memcmp(t, "sock", l) && l == 4 ? S_IFSOCK : 0;
+		if (!val_dev(&fake, 1, &fi->dev) ||
+		    !val_dev(&fake, 2, &fi->rdev) ||
+		    !val_u64(&fake, 3, &u[0]) || !val_u64(&fake, 4, &u[1]) ||
+		    !val_u64(&fake, 5, &u[2])) {
+			errno = EIO;
+			return -1;
+		}
+		fi->ino = u[0];
+		fi->size = u[1];
+		fi->nlink = u[2];
+	}
+	return 0;
+}
+
+/* readlink(2) of @path: its length, -1 with errno (EINVAL: no link). */
+static int readlink_gv(const char *path, char *buf, size_t size)
+{
+	struct name_val v[1] = { { .name = "lstat:type" } };
+	char t[16];
+
+	v[0].value_in = (struct iovec){ t, sizeof(t) };
+	gv_calls++;
+	if (getvalues(AT_FDCWD, path, v, 1, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (v[0].error) {
+		errno = v[0].error;
+		return -1;
+	}
+	if (v[0].value_out.iov_len != 3 || memcmp(t, "lnk", 3)) {
+		errno = EINVAL;
+		return -1;
+	}
+	v[0] = (struct name_val){ .name = "data:",
+				  .value_in = { buf, size } };
+	gv_calls++;
+	if (getvalues(AT_FDCWD, path, v, 1, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (v[0].error) {
+		errno = v[0].error;
+		return -1;
+	}
+	return (int)v[0].value_out.iov_len;
+}
+
+/*
+ * lsof's Readlink(): every component of @arg that is a symbolic link is
+ * replaced by its target, without any other normalisation, until nothing
+ * changes. Returns @arg itself when nothing did, a copy otherwise, NULL
+ * (and a message) when the path is too long or loops.
+ */
+char *Readlink(const char *arg)
+{
+	char abuf[PATH_MAX + 1], lbuf[PATH_MAX + 1], tbuf[PATH_MAX + 1];
+	const char *cur = arg;
+	char *out = NULL;
+	int depth = 0;
+
+	if (opt.fblock) {
+		if (!opt.fwarn) {
+			fprintf(stderr, "%s: avoiding readlink(", opt.pn);
+			safestrprt(arg, stderr, 0);
+			fprintf(stderr, "): -b was specified.\n");
+		}
+		return (char *)arg;
+	}
+	for (;;) {
+		const char *a1, *a2;
+		size_t alen = 0;
+		char *ap = abuf;
+
+		abuf[0] = 0;
+		for (a1 = a2 = cur; *a2; a1 = a2) {
+			const char *s1;
+			int llen, slen, len;
+
+			for (a2 = a1 + 1; *a2 && *a2 != '/'; a2++)
+				;
+			if ((len = a2 - cur) >= (int)sizeof(tbuf))
+				goto too_long;
+			memcpy(tbuf, cur, len);
+			tbuf[len] = 0;
+			llen = readlink_gv(tbuf, lbuf, sizeof(lbuf) - 1);
+			if (llen >= 0) {
+				if (lbuf[0] == '/') {
+					memcpy(abuf, lbuf, llen);
+					ap = abuf + llen;
+					*ap = 0;
+					alen = llen;
+					continue;
+				}
+				lbuf[llen] = 0;
+				s1 = lbuf;
+			} else {
+				llen = a2 - a1;
+				s1 = a1;
+			}
+			if (*s1 == '/')
+				slen = 1;
+			else if (alen > 0)
+				slen = abuf[alen - 1] == '/' ? 1 : 2;
+			else
+				slen = (s1 == lbuf && tbuf[0] == '/') ? 2 : 1;
+			if (alen + llen + slen >= sizeof(abuf))
+				goto too_long;
+			if (slen == 2)
+				*ap++ = '/';
+			memcpy(ap, s1, llen);
+			ap += llen;
+			*ap = 0;
+			alen += llen + slen - 1;
+		}
+		if (!strcmp(cur, abuf)) {
+			if (cur == arg)
+				return (char *)arg;
+			return out;
+		}
+		if (++depth > LINK_LIMIT) {
+			if (!opt.fwarn) {
+				fprintf(stderr, "%s: too many (> %d) symbolic "
+					"links in readlink() path: ", opt.pn,
+					LINK_LIMIT);
+				safestrprt(arg, stderr, 1);
+			}
+			return NULL;
+		}
+		out = sdup(abuf);
+		cur = out;
+	}
+too_long:
+	if (!opt.fwarn) {
+		fprintf(stderr, "%s: readlink() path too long: ", opt.pn);
+		safestrprt(arg, stderr, 1);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* File and file system names.                                        */
+
+static struct sfile *sfile_new(void)
+{
+	static size_t cap;
+
+	if (opt.nsfile == cap) {
+		cap = cap ? 2 * cap : 16;
+		opt.sfile = xrealloc(opt.sfile, cap * sizeof(*opt.sfile));
+	}
+	opt.sfile[opt.nsfile] = (struct sfile){ 0 };
+	return &opt.sfile[opt.nsfile++];
+}
+
+/*
+ * lsof's ck_file_arg(): each argument names a file (matched by device and
+ * inode) or, when it is a mount point or a mounted device, a file system
+ * (matched by device). @fv: -f (1: never a file system) or +f (2: always).
+ * Returns non-zero when no argument could be used.
+ */
+int ck_file_arg(int i, int ac, char **av, int fv, bool rs,
+		const struct finfo *sbp, bool accept_deleted)
+{
+	bool ss = false;
+	int err = 0;
+
+	for (; i < ac; i++) {
+		const struct mounts **mmp = NULL;
+		char *path, *ap;
+		size_t nm = 0, j, k;
+		bool ftype = true;
+
+		if (rs && ac == 1 && i == 0) {
+			path = av[i];
+		} else if (!(path = Readlink(av[i]))) {
+			opt.err_stat = true;
+			continue;
+		}
+		j = k = strlen(path);
+		while (k > 1 && path[k - 1] == '/')
+			k--;
+		if (k < j) {
+			ap = sdup_n(path, k);
+			path = ap;
+		}
+		for (struct mounts *mp = fv != 1 ? readmnt() : NULL; mp;
+		     mp = mp->next) {
+			bool fsm = !strcmp(mp->dir, path);
+			size_t mx;
+
+			if (!fsm && (fv == 2 || (mp->fs_mode & S_IFMT) ==
+						S_IFBLK))
+				fsm = mp->fsnmres && !strcmp(mp->fsnmres, path);
+			if (!fsm)
+				continue;
+			ftype = false;
+			for (mx = 0; mx < nm; mx++)
+				if (!strcmp(mp->dir, mmp[mx]->dir) &&
+				    mp->dev == mmp[mx]->dev &&
+				    mp->rdev == mmp[mx]->rdev &&
+				    mp->inode == mmp[mx]->inode)
+					break;
+			if (mx < nm)
+				continue;
+			mmp = xrealloc(mmp, (nm + 1) * sizeof(*mmp));
+			mmp[nm++] = mp;
+		}
+		if (fv == 2 && nm == 0) {
+			if (!accept_deleted) {
+				fprintf(stderr, "%s: not a file system: ",
+					opt.pn);
+				safestrprt(av[i], stderr, 1);
+			}
+			opt.err_stat = true;
+			free(mmp);
+			continue;
+		}
+		for (size_t mx = 0; ftype ? mx == 0 : mx < nm; mx++) {
+			struct sfile *sfp;
+
+			if (ftype) {
+				struct finfo sb;
+
+				if (sbp && ac == 1) {
+					sb = *sbp;
+				} else if (stat_path(path, &sb, true)) {
+					int en = errno;
+
+					if (!accept_deleted) {
+						fprintf(stderr, "%s: status "
+							"error on ", opt.pn);
+						safestrprt(path, stderr, 0);
+						fprintf(stderr, ": %s\n",
+							strerror(en));
+					}
+					opt.err_stat = true;
+					continue;
+				}
+				sfp = sfile_new();
+				sfp->type = true;
+				sfp->name = xstrdup(path);
+				sfp->ino = sb.ino;
+				sfp->mode = sb.mode;
+				sfp->dev = sb.dev;
+				sfp->rdev = sb.rdev;
+			} else {
+				const struct mounts *mp = mmp[mx];
+
+				sfp = sfile_new();
+				sfp->mp = mp;
+				sfp->name = xstrdup(mp->dir);
+				sfp->devnm = xstrdup(mp->fsname);
+				sfp->dev = mp->dev;
+				sfp->rdev = mp->rdev;
+				sfp->ino = mp->inode;
+				sfp->mode = mp->mode & S_IFMT;
+			}
+			sfp->aname = xstrdup(av[i]);
+			ss = true;
+		}
+		free(mmp);
+	}
+	if (accept_deleted) {
+		if (!ss && !opt.err_stat)
+			err = 1;
+		opt.err_stat = false;
+	} else if (!ss) {
+		err = 1;
+	}
+	return err;
+}
+
+/* The entries of directory @dir and their lstat, in one or two calls. */
+struct dirent_gv {
+	char *name;
+	struct finfo st;
+	int err;
+};
+
+static int list_dir(const char *dir, struct dirent_gv **out, size_t *n)
+{
+	struct batch b = { 0 };
+	size_t len, i0;
+	const char *v;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	i0 = batch_add(&b, "dir:");
+	err = batch_run(&b, dir);
+	v = err ? NULL : val(&b, i0, &len, &err);
+	if (!v) {
+		batch_free(&b);
+		return err;
+	}
+	for (const char *s = v; s < v + len; s += strlen(s) + 1) {
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = (struct dirent_gv){ .name = sdup(s) };
+	}
+	batch_reset(&b);
+	{
+		size_t *first = xrealloc(NULL, (*n + 1) * sizeof(*first));
+
+		for (size_t k = 0; k < *n; k++)
+			first[k] = stat_names(&b, "lstat", (*out)[k].name);
+		err = batch_run(&b, dir);
+		for (size_t k = 0; k < *n; k++) {
+			struct dirent_gv *d = &(*out)[k];
+
+			if (err) {
+				d->err = err;
+				continue;
+			}
+			stat_get(&b, first[k], &d->st);
+			d->err = d->st.err;
+			if (d->err == ENAMETOOLONG) {
+				char *p = sfmt("%s/%s", dir, d->name);
+
+				d->err = stat_path(p, &d->st, false) ? errno : 0;
+			}
+		}
+		free(first);
+	}
+	batch_free(&b);
+	return 0;
+}
+
+/* lsof's enter_dir(): +d (the directory's files) and +D (its tree). */
+int enter_dir(char *d, bool descend)
+{
+	char **stk = NULL, *dn;
+	size_t nstk = 0, cap = 0;
+	struct finfo sb;
+	dev_t ddev;
+	int fct = 0;
+
+	if (!d || !*d || *d == '+' || *d == '-') {
+		if (!opt.fwarn)
+			fprintf(stderr, "%s: +d not followed by a directory "
+				"path\n", opt.pn);
+		return 1;
+	}
+	if (!(dn = Readlink(d)))
+		return 1;
+	if (stat_path(dn, &sb, true)) {
+		if (!opt.fwarn) {
+			int en = errno;
+
+			fprintf(stderr, "%s: WARNING: can't stat(", opt.pn);
+			safestrprt(dn, stderr, 0);
+			fprintf(stderr, "): %s\n", strerror(en));
+		}
+		return 1;
+	}
+	if (sb.mode != S_IFDIR) {
+		if (!opt.fwarn) {
+			fprintf(stderr, "%s: WARNING: not a directory: ", opt.pn);
+			safestrprt(dn, stderr, 1);
+		}
+		return 1;
+	}
+	ddev = sb.dev;
+	GROW(stk, nstk, cap);
+	stk[nstk++] = xstrdup(dn);
+	{
+		char *av[1] = { dn };
+
+		if (!ck_file_arg(0, 1, av, 1, true, &sb, false))
+			fct++;
+	}
+	while (nstk) {
+		char *dir = stk[--nstk];
+		struct dirent_gv *ents;
+		size_t nents;
+		int en = list_dir(dir, &ents, &nents);
+		bool sl = !(*dir && dir[strlen(dir) - 1] == '/');
+
+		if (en) {
+			if (!opt.fwarn && en != ENOENT) {
+				fprintf(stderr, "%s: WARNING: can't opendir(",
+					opt.pn);
+				safestrprt(dir, stderr, 0);
+				fprintf(stderr, "): %s\n", strerror(en));
+			}
+			free(dir);
+			continue;
+		}
+		for (size_t k = 0; k < nents; k++) {
+			struct dirent_gv *e = &ents[k];
+			char *fp = sfmt("%s%s%s", dir, sl ? "/" : "", e->name);
+			char *av[1] = { fp };
+
+			if (e->err) {
+				if (e->err != ENOENT && !opt.fwarn) {
+					fprintf(stderr, "%s: WARNING: can't "
+						"lstat(", opt.pn);
+					safestrprt(fp, stderr, 0);
+					fprintf(stderr, "): %s\n",
+						strerror(e->err));
+				}
+				continue;
+			}
+			if (!(opt.fxover & XO_FILESYS) && e->st.dev != ddev)
+				continue;
+			if (e->st.mode == S_IFLNK) {
+				if (!(opt.fxover & XO_SYMLINK))
+					continue;
+				if (stat_path(fp, &e->st, true)) {
+					int se = errno;
+
+					if (se != ENOENT && !opt.fwarn) {
+						fprintf(stderr, "%s: WARNING: "
+							"can't stat(", opt.pn);
+						safestrprt(fp, stderr, 0);
+						fprintf(stderr, ") symbolc "
+							"link: %s\n",
+							strerror(se));
+					}
+					continue;
+				}
+			}
+			if (e->st.mode == S_IFDIR && descend) {
+				GROW(stk, nstk, cap);
+				stk[nstk++] = xstrdup(fp);
+			}
+			if (!ck_file_arg(0, 1, av, 1, true, &e->st, false))
+				fct++;
+		}
+		free(ents);
+		free(dir);
+	}
+	free(stk);
+	if (!fct) {
+		if (!opt.fwarn) {
+			fprintf(stderr, "%s: WARNING: no files found in "
+				"directory: ", opt.pn);
+			safestrprt(d, stderr, 1);
+		}
+		return 1;
+	}
+	return 0;
+}

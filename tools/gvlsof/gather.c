@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gather.c - the rounds of getvalues() calls that collect what the rows
+ * need, for up to GROUP_PROCS processes (or tasks) at a time, with
+ * $ORIGIN /proc:
+ *
+ *   0. the PIDs (dir:), /proc/locks and our mount table, once;
+ *   1. identity: data:PID/stat, stat:uid:PID (and with -K, dir:PID/task
+ *      and then data:PID/task/TID/stat); then the selection by PID, PGID,
+ *      user and command, so that an excluded process is never read again;
+ *   2. cwd, root and exe (link and stat), maps, and the list of the
+ *      descriptors;
+ *   3. to 5. in fds.c: per descriptor, what can rule it out (its link
+ *      when only sockets can be listed, its device and inode when only
+ *      named files can), then for those still wanted the lstat of the
+ *      /proc link and the stat of the file, then links and fdinfo.
+ *
+ * Consecutive names use the ":REST" shorthand and are ordered so that the
+ * library reuses one statx per object and one directory lookup per
+ * /proc/PID/fd. Rows are then built in lsof's order (node.c, sock.c).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gather.h"
+
+struct lproc *procs;
+size_t nprocs;
+static size_t procs_cap;
+static size_t gather_seq;
+
+/* lsof's Cckreg and Ckscko: only socket files are examined */
+static bool cckreg, ckscko;
+
+/* ------------------------------------------------------------------ */
+/* Identity.                                                          */
+
+/*
+ * lsof's read_id_stat(): the command (between the first "(" and its
+ * matching ")", counting parentheses), the parent and group IDs, and
+ * whether it is a zombie (1) or stopped (2). -1 when unreadable.
+ */
+static int read_id_stat(const char *v, size_t len, int id, char **cmd,
+			int *ppid, int *pgid, int *nthreads)
+{
+	const char *p = v, *end = v + len, *c;
+	char *fp[20], *rest;
+	int nf;
+	size_t o = 0;
+	int pc = 1;
+	char *buf;
+
+	if (!v || !len)
+		return -1;
+	if (atoi(p) != id)
+		return -1;
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end || *p != '(')
+		return -1;
+	buf = salloc(end - p);
+	for (c = p + 1; c < end; c++) {
+		if (*c == '(')
+			pc++;
+		if (*c == ')' && !--pc)
+			break;
+		buf[o++] = *c == '\n' ? '\n' : *c;
+	}
+	if (c >= end)
+		return -1;
+	buf[o] = 0;
+	*cmd = buf;
+	rest = sdup_n(c + 1, end - c - 1);
+	if ((nf = get_fields(rest, NULL, fp, 20)) < 3)
+		return -1;
+	/* field 20, num_threads: 1 says there is no task but the process */
+	*nthreads = nf >= 18 ? atoi(fp[17]) : 2;
+	*ppid = atoi(fp[1]);
+	*pgid = atoi(fp[2]);
+	if (!strcmp(fp[0], "Z"))
+		return 1;
+	if (!strcmp(fp[0], "T"))
+		return 2;
+	return 0;
+}
+
+static struct lproc *alloc_lproc(const struct gid *g, unsigned pss,
+				 unsigned sf)
+{
+	struct lproc *lp;
+
+	GROW(procs, nprocs, procs_cap);
+	lp = &procs[nprocs++];
+	*lp = (struct lproc){
+		.pid = g->pid, .ppid = g->ppid, .pgid = g->pgid, .uid = g->uid,
+		.cmd = g->cmd, .pss = pss, .sf = sf, .tid = g->tid,
+		.tcmd = g->tcmd, .cntx = g->cntx, .seq = gather_seq++,
+	};
+	return lp;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rounds.                                                            */
+
+static bool want_tasks(void)
+{
+	return !opt.ign_tasks && (opt.sel_flags & SEL_TASK);
+}
+
+/* lsof's process_id(), up to allocating the process: NULL if excluded */
+static struct lproc *admit(struct gid *g)
+{
+	unsigned pss, sf;
+	struct lproc *lp;
+	bool excl;
+
+	excl = is_proc_excl(g->pid, g->pgid, g->uid, &pss, &sf, g->tid) ||
+	       is_cmd_excl(g->cmd, &pss, &sf);
+	/*
+	 * With -E an excluded process is still read, for the ends of its
+	 * files, with the selection state lsof's checks left when they
+	 * excluded it.
+	 */
+	if (excl && !opt.feptE)
+		return NULL;
+	if (cckreg && !opt.feptE)
+		ckscko = (sf & opt.sel_proc) ? false : true;
+	lp = alloc_lproc(g, pss, sf);
+	if (opt.fcntx && lp->cntx && opt.ncntx)
+		is_cntx_sel(lp);
+	g->ckscko = ckscko;
+	g->proc = lp - procs;
+	return lp;
+}
+
+static void add_file_names(struct batch *b, struct gid *g)
+{
+	static const char *const links[] = { "cwd", "root", "exe" };
+	static const char *const fds[] = { " cwd", " rtd", "txt" };
+	struct lproc *lp = &procs[g->proc];
+
+	g->mode = fd_mode(lp, g->ckscko);
+	for (int k = 0; k < 3; k++) {
+		char sub[96];
+
+		g->i_link[k] = g->i_st[k] = SIZE_MAX;
+		if (g->ckscko || !fd_may_select(lp, fds[k], -1))
+			continue;
+		/* the link and its stat share one lookup of PID/ */
+		snprintf(sub, sizeof(sub), "%s/%s", g->dir, links[k]);
+		g->i_link[k] = batch_add(b, "data:%s", sub);
+		if (!opt.nefsys)
+			g->i_st[k] = stat_names(b, "stat", sub);
+	}
+	g->i_maps = SIZE_MAX;
+	if (!g->ckscko && (fd_may_select(lp, "mem", -1) ||
+			   fd_may_select(lp, "DEL", -1)))
+		g->i_maps = batch_add(b, "data:%s/maps", g->dir);
+	g->i_fds = batch_add(b, "dir:%s/fd", g->dir);
+}
+
+static const char *value_str(const struct batch *b, size_t i, int *err)
+{
+	size_t len;
+	const char *v;
+
+	if (i == SIZE_MAX) {
+		*err = -1;
+		return NULL;
+	}
+	v = val(b, i, &len, err);
+	return v ? vdup(v, len) : NULL;
+}
+
+/* cwd, rtd, txt: lsof's rows, with its messages for what failed */
+static void special_rows(struct gid *g, const struct batch *b,
+			 struct finfo *txt, bool *txt_ok)
+{
+	static const char *const links[] = { "cwd", "root", "exe" };
+	static const char *const fds[] = { " cwd", " rtd", "txt" };
+	static const char *const unkn[] = { "UNKNcwd", "UNKNrtd", "UNKNtxt" };
+	struct lproc *lp = &procs[g->proc];
+
+	*txt_ok = false;
+	for (int k = 0; k < 3; k++) {
+		char *path = sfmt(PROC "/%s/%s", g->dir, links[k]);
+		struct finfo sb = { 0 };
+		const char *link;
+		struct lfile *lf;
+		unsigned ss = 0;
+		int err;
+		bool pn;
+
+		if (g->i_link[k] == SIZE_MAX)
+			continue;
+		lf = alloc_lfile(lp, fds[k], -1);
+		link = value_str(b, g->i_link[k], &err);
+		if (!link && (err == EACCES || err == EPERM))
+			g->denied = err;
+		if (!link || !*link) {
+			if (!link && !opt.fwarn) {
+				if (k != 2 || err != ENOENT || g->uid)
+					add_nma(lf, sfmt("(readlink: %s)",
+							 strerror(err)));
+				pn = true;
+			} else {
+				pn = false;
+			}
+			if (pn)
+				process_proc_node(lp, lf, path, path, &sb, 0,
+						  NULL, 0);
+			if (pn)
+				link_lfile(lp, lf);
+			continue;
+		}
+		if (opt.nefsys) {
+			const struct efsys *ep = isefsys(link);
+
+			if (ep) {
+				efsys_row(lf, ep, unkn[k], link);
+				if (k == 0) {
+					g->efs = true;
+					g->lfr = lf->sf ? lp->nfiles : SIZE_MAX;
+				}
+				link_lfile(lp, lf);
+				continue;
+			}
+			if (stat_path(path, &sb, true))
+				sb.err = errno;
+		} else {
+			stat_get(b, g->i_st[k], &sb);
+		}
+		if (!sb.err) {
+			ss = SB_ALL;
+			if (k == 2) {
+				*txt = sb;
+				*txt_ok = true;
+			}
+		} else if (!opt.fwarn) {
+			add_nma(lf, sfmt("(stat: %s)", strerror(sb.err)));
+		}
+		process_proc_node(lp, lf, link, path, &sb, ss, NULL, 0);
+		link_lfile(lp, lf);
+	}
+}
+
+/* The list of descriptors, or lsof's NOFD row. */
+static void list_fds(struct gid *g, const struct batch *b)
+{
+	struct lproc *lp = &procs[g->proc];
+	size_t len, cap = 0;
+	const char *v = val(b, g->i_fds, &len, &g->fds_err);
+
+	if (!v) {
+		if (!opt.fwarn) {
+			struct lfile *lf = alloc_lfile(lp, "NOFD", -1);
+
+			add_nma(lf, sfmt(PROC "/%s/fd (opendir: %s)", g->dir,
+					 strerror(g->fds_err)));
+			link_lfile(lp, lf);
+		}
+		return;
+	}
+	for (const char *s = v; s < v + len; s += strlen(s) + 1)
+		cap++;
+	g->fds = xrealloc(NULL, (cap ? cap : 1) * sizeof(*g->fds));
+	reserve_lfiles(lp, cap);
+	for (const char *s = v; s < v + len; s += strlen(s) + 1) {
+		uint64_t fd;
+
+		if (!parse_u64(s, 10, &fd) || fd > INT_MAX)
+			continue;
+		g->fds[g->nfds++] = (struct gfd){
+			.fd = (int)fd, .skip = !fd_may_select(lp, NULL, fd),
+			.lst_err = -1, .st_err = -1, .link_err = -1,
+			.info_err = -1,
+		};
+	}
+	/* the kernel lists them in order; lsof prints them as read */
+	if (g->nfds > 1)
+		qsort(g->fds, g->nfds, sizeof(*g->fds), cmp_int);
+}
+
+/* Round 2 and the rows of the admitted ids of @gs, in order. */
+static void gather_files(struct gid *gs, size_t n)
+{
+	static struct batch b;
+
+	for (size_t i = 0; i < n; i++)
+		if (gs[i].proc != SIZE_MAX)
+			add_file_names(&b, &gs[i]);
+	batch_run_proc(&b);
+	for (size_t i = 0; i < n; i++) {
+		struct gid *g = &gs[i];
+		struct finfo txt;
+		bool txt_ok;
+		size_t len;
+		int err;
+		const char *v;
+
+		if (g->proc == SIZE_MAX)
+			continue;
+		special_rows(g, &b, &txt, &txt_ok);
+		if (g->i_maps != SIZE_MAX &&
+		    (v = val(&b, g->i_maps, &len, &err)))
+			process_proc_map(&procs[g->proc], v, len, &txt, txt_ok,
+					 g->mode == FD_NAME);
+		list_fds(g, &b);
+	}
+	batch_reset(&b);
+	if (!n)
+		batch_free(&b);
+	round_fds(gs, n);
+	for (size_t i = 0; i < n; i++) {
+		struct gid *g = &gs[i];
+
+		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
+			struct gfd *d = &g->fds[k];
+
+			/*
+			 * The kernel's ptrace check that refused the cwd link
+			 * refuses every descriptor's link and fdinfo alike:
+			 * lsof's rows of errors, without asking again.
+			 */
+			if (g->denied && !d->skip && g->mode == FD_FULL) {
+				d->link_err = g->denied;
+				d->link_done = true;
+				d->wanted = true;
+			}
+			if (d->wanted)
+				fd_row(g, d);
+		}
+		free(g->fds);
+	}
+}
+
+/*
+ * Round 1 for the PIDs @pids: identities, tasks, and the admission of
+ * each id in lsof's order (a process's tasks before the process).
+ */
+static void gather_group(const int *pids, size_t n)
+{
+	struct batch b = { 0 }, t = { 0 }, ts = { 0 };
+	size_t *i_stat = xrealloc(NULL, n * sizeof(size_t) * 5);
+	size_t *i_uid = i_stat + n, *i_task = i_stat + 2 * n,
+	       *i_cntx = i_stat + 3 * n, *first = i_stat + 4 * n;
+	struct gid *mains = xcalloc(n, sizeof(*mains));
+	struct gid *gs = NULL;
+	size_t ngs = 0, gcap = 0;
+	bool tasks = want_tasks();
+
+	for (size_t i = 0; i < n; i++) {
+		i_uid[i] = batch_add(&b, "stat:uid:%d", pids[i]);
+		i_stat[i] = batch_add(&b, "data:%d/stat", pids[i]);
+		i_cntx[i] = opt.fcntx ? batch_add(&b, "data:%d/attr/current",
+						  pids[i]) : SIZE_MAX;
+	}
+	batch_run_proc(&b);
+	for (size_t i = 0; i < n; i++) {
+		struct gid *m = &mains[i];
+		size_t len;
+		uint64_t uid;
+		int err, nthreads = 1;
+		const char *v;
+
+		m->pid = pids[i];
+		m->rv = -1;
+		i_task[i] = SIZE_MAX;
+		if (!val_u64(&b, i_uid[i], &uid))
+			continue;
+		m->uid = (uid_t)uid;
+		v = val(&b, i_stat[i], &len, &err);
+		m->rv = read_id_stat(v, len, pids[i], &m->cmd, &m->ppid,
+				     &m->pgid, &nthreads);
+		if (m->rv < 0)
+			continue;
+		if (i_cntx[i] != SIZE_MAX &&
+		    (v = val(&b, i_cntx[i], &len, &err)))
+			m->cntx = sdup_n(v, strnlen(v, len));
+		else if (opt.fcntx && !opt.fwarn)
+			m->cntx = sfmt("(getpidcon: %s)", strerror(err));
+		/* the tasks are listed only where there are some */
+		if (tasks && nthreads != 1)
+			i_task[i] = batch_add(&t, "dir:%d/task", pids[i]);
+	}
+	batch_run_proc(&t);
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		int err;
+		const char *v;
+
+		first[i] = ts.n;
+		if (i_task[i] == SIZE_MAX ||
+		    !(v = val(&t, i_task[i], &len, &err)))
+			continue;
+		for (const char *s = v; s < v + len; s += strlen(s) + 1) {
+			uint64_t tid;
+
+			if (!parse_u64(s, 10, &tid) || tid > INT_MAX)
+				continue;
+			batch_add(&ts, "data:%d/task/%d/stat", pids[i],
+				  (int)tid);
+		}
+	}
+	batch_run_proc(&ts);
+	for (size_t i = 0; i < n; i++) {
+		struct gid main = mains[i];
+		size_t len, k = first[i];
+		int err, nt;
+		const char *v;
+		bool ht = false, pidts = false;
+
+		if (main.rv < 0)
+			continue;
+		if (i_task[i] != SIZE_MAX &&
+		    (v = val(&t, i_task[i], &len, &err))) {
+			for (const char *s = v; s < v + len;
+			     s += strlen(s) + 1) {
+				uint64_t tid;
+				struct gid g = main;
+				size_t tl;
+				const char *tv;
+				int te;
+
+				if (!parse_u64(s, 10, &tid) || tid > INT_MAX)
+					continue;
+				tv = val(&ts, k++, &tl, &te);
+				if ((int)tid == pids[i]) {
+					pidts = true;
+					continue;
+				}
+				g.tid = (int)tid;
+				g.rv = read_id_stat(tv, tl, g.tid, &g.tcmd,
+						    &g.ppid, &g.pgid, &nt);
+				if (g.rv < 0 || g.rv == 1)
+					continue;
+				snprintf(g.dir, sizeof(g.dir), "%d/task/%d",
+					 pids[i], g.tid);
+				g.proc = SIZE_MAX;
+				g.lfr = SIZE_MAX;
+				if (!admit(&g))
+					continue;
+				ht = true;
+				GROW(gs, ngs, gcap);
+				gs[ngs++] = g;
+			}
+		}
+		if (main.rv == 1)
+			continue;
+		snprintf(main.dir, sizeof(main.dir), "%d", pids[i]);
+		main.proc = SIZE_MAX;
+		main.lfr = SIZE_MAX;
+		/* with -a, -K lists the process as one of its tasks */
+		main.tid = (opt.fand && ht && pidts && tasks) ? pids[i] : 0;
+		if (admit(&main)) {
+			if (main.tid)
+				procs[main.proc].tid = 0;
+			GROW(gs, ngs, gcap);
+			gs[ngs++] = main;
+		}
+	}
+	batch_free(&ts);
+	batch_free(&t);
+	batch_free(&b);
+	free(i_stat);
+	free(mains);
+	gather_files(gs, ngs);
+	free(gs);
+}
+
+/* Round 0 and every group. */
+void gather_proc_info(void)
+{
+	struct batch b = { 0 };
+	size_t i_dir = SIZE_MAX, i_locks, i_mnt = SIZE_MAX, len;
+	int *pids = NULL, err;
+	size_t npids = 0, cap = 0;
+	const char *v;
+
+	stat_nlink = opt.fnlink;
+	gather_seq = 0;
+	/* -p alone (or ANDed) needs no listing of /proc */
+	if (!(opt.sel_flags & SEL_PID) || opt.feptE ||
+	    (!opt.fand && opt.sel_flags != SEL_PID))
+		i_dir = batch_add(&b, "dir:");
+	i_locks = batch_add(&b, "data:locks");
+	if (!opt.sel_inet && !mounts_loaded())
+		i_mnt = batch_add(&b, "data:self/mountinfo");
+	batch_run_proc(&b);
+	v = val(&b, i_locks, &len, &err);
+	locks_load(v, len);
+	if (i_mnt != SIZE_MAX && (v = val(&b, i_mnt, &len, &err)))
+		mounts_parse(v, len);
+	if (!opt.sel_inet && (opt.fblock || opt.mnt_sup))
+		readmnt();
+	if (i_dir != SIZE_MAX) {
+		v = val(&b, i_dir, &len, &err);
+		if (!v)
+			die("can't open %s", PROC);
+		for (const char *s = v; s < v + len; s += strlen(s) + 1) {
+			uint64_t pid;
+
+			if (parse_u64(s, 10, &pid) && pid <= INT_MAX &&
+			    *s >= '0' && *s <= '9') {
+				GROW(pids, npids, cap);
+				pids[npids++] = (int)pid;
+			}
+		}
+	} else {
+		for (size_t i = 0; i < opt.npid; i++)
+			if (!opt.spid[i].x) {
+				GROW(pids, npids, cap);
+				pids[npids++] = opt.spid[i].id;
+			}
+	}
+	batch_free(&b);
+	if (npids > 1)
+		qsort(pids, npids, sizeof(*pids), cmp_int);
+	/* a PID given twice is one process */
+	if (i_dir == SIZE_MAX && npids > 1) {
+		size_t m = 1;
+
+		for (size_t k = 1; k < npids; k++)
+			if (pids[k] != pids[m - 1])
+				pids[m++] = pids[k];
+		npids = m;
+	}
+
+	/* lsof's choice of checking only sockets */
+	if (opt.sel_flags & SEL_NW) {
+		if (opt.fand || !(opt.sel_flags & ~SEL_NW)) {
+			cckreg = false;
+			ckscko = true;
+		} else if ((opt.sel_flags & SEL_FILE) ||
+			   !(opt.sel_flags & opt.sel_proc)) {
+			cckreg = ckscko = false;
+		} else {
+			cckreg = ckscko = true;
+		}
+	} else {
+		cckreg = ckscko = false;
+	}
+	for (size_t i = 0; i < npids; i += GROUP_PROCS)
+		gather_group(pids + i, npids - i < GROUP_PROCS ? npids - i :
+							 GROUP_PROCS);
+	free(pids);
+	mem_stat_all();
+	mem_rows_finish();
+}
+
+void procs_free(void)
+{
+	gather_files(NULL, 0);		/* frees the rounds' batches */
+	for (size_t i = 0; i < nprocs; i++)
+		free(procs[i].files);
+	free(procs);
+	procs = NULL;
+	nprocs = procs_cap = 0;
+}

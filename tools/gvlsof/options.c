@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: MIT
+/*
+ * options.c - lsof's command line: its option scanner (options may start
+ * with "-" or "+", and many take a value only when one follows), every
+ * option lsof 4.95 has on Linux, and the checks of their combinations.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gvlsof.h"
+
+/*
+ * lsof's GetOpt(): "+" or "-" starts options; an option that may take a
+ * value gets the rest of the word or the next word, and may give it back
+ * (opt_back()) when it decides that was not its value.
+ */
+struct getopt {
+	int x1, x2;		/* word, character */
+	int bk[2];		/* where the value started */
+	char p;			/* '+' or '-' */
+	char *v;		/* the possible value */
+};
+
+static const char rules[] =
+	"?a" "b" "c:" "D:" "d:" "e:" "E" "f:" "F:" "g:" "h" "i:" "J" "j" "K:"
+	"l" "L:" "m:" "M" "n" "N" "o:" "O" "p:" "Q" "P" "r:" "R" "s:" "S:"
+	"t" "T:" "u:" "U" "v" "V" "w" "x:" "X" "Z:";
+
+static int next_opt(struct getopt *g, int argc, char **argv, int *err)
+{
+	const char *cp;
+	int c;
+
+	if (!g->x2) {
+		if (g->x1 >= argc ||
+		    (argv[g->x1][0] != '-' && argv[g->x1][0] != '+') ||
+		    !argv[g->x1][1])
+			return -1;
+		if (!strcmp(argv[g->x1], "--") || !strcmp(argv[g->x1], "++")) {
+			g->x1++;
+			return -1;
+		}
+		g->p = argv[g->x1][0];
+		g->x2 = 1;
+	}
+	*err = 0;
+	c = (unsigned char)argv[g->x1][g->x2];
+	cp = NULL;
+	if (c == ':') {
+		fprintf(stderr, "%s: colon is an illegal option character.\n",
+			opt.pn);
+		*err = 1;
+	} else if (!(cp = strchr(rules, c))) {
+		fprintf(stderr, "%s: illegal option character: %c\n", opt.pn,
+			c);
+		*err = 2;
+	}
+	if (*err) {
+		if (argv[g->x1][++g->x2] == '\0') {
+			g->x1++;
+			g->x2 = 0;
+		}
+		return c;
+	}
+	if (cp[1] == ':') {
+		if (argv[g->x1][g->x2 + 1] != '\0') {
+			g->bk[0] = g->x1;
+			g->bk[1] = ++g->x2;
+			g->v = &argv[g->x1++][g->x2];
+		} else if (++g->x1 >= argc) {
+			g->v = NULL;
+		} else {
+			g->bk[0] = g->x1;
+			g->bk[1] = 0;
+			g->v = argv[g->x1];
+			if (!strcmp(g->v, "--"))
+				g->v = NULL;
+			else
+				g->x1++;
+		}
+		g->x2 = 0;
+	} else {
+		if (argv[g->x1][++g->x2] == '\0') {
+			g->x2 = 0;
+			g->x1++;
+		}
+		g->v = NULL;
+	}
+	return c;
+}
+
+/* The value was not the option's: scan it again as options. */
+static void opt_back(struct getopt *g, int skip)
+{
+	g->x1 = g->bk[0];
+	g->x2 = g->bk[1] + skip;
+}
+
+static bool no_value(const struct getopt *g)
+{
+	return !g->v || *g->v == '-' || *g->v == '+';
+}
+
+/* "123abc": the leading number (and how many digits it had) */
+static int leading_number(const char *s, int *n)
+{
+	int v = 0;
+
+	for (*n = 0; isdigit((unsigned char)s[*n]); (*n)++)
+		v = v * 10 + (s[*n] - '0');
+	return v;
+}
+
+/* The field letters -F knows, in lsof's order (for -F? and the JSON). */
+const char field_ids[] = "acdDfGikKlLmMnopgPrRsStTuZ0";
+
+static bool field_known(int c)
+{
+	if (c == 'Z' && !opt.cntx_status)
+		return false;
+	return c && strchr(field_ids, c);
+}
+
+/* What a field selects besides itself, as lsof's FieldSel table says. */
+static void field_side_effects(int c)
+{
+	switch (c) {
+	case 'G': opt.fsv_fg = 1; break;
+	case 'k': opt.fnlink = true; break;
+	case 'g': opt.fpgid = true; break;
+	case 'R': opt.fppid = true; break;
+	case 'T': opt.ftcptpi |= TCPTPI_ALL; break;
+	case 'Z': opt.fcntx = true; break;
+	default: break;
+	}
+}
+
+/* -F with no letters (and -J, -j without -F): every field but r. */
+static void select_default_fields(void)
+{
+	for (const char *c = field_ids; *c; c++) {
+		if (*c == 'r' || !field_known(*c))
+			continue;
+		opt.field_sel[(unsigned char)*c] = true;
+		field_side_effects(*c);
+	}
+}
+
+static int opt_field(struct getopt *g, bool *fh)
+{
+	int err = 0;
+
+	if (no_value(g) || !strcmp(g->v, "0")) {
+		if (g->v) {
+			if (*g->v == '-' || *g->v == '+')
+				opt_back(g, 0);
+			else if (*g->v == '0')
+				opt.terminator = '\0';
+		}
+		select_default_fields();
+		opt.ffield = opt.fsv_flagx = true;
+		return 0;
+	}
+	if (!strcmp(g->v, "?")) {
+		*fh = true;
+		return 0;
+	}
+	for (const char *c = g->v; *c; c++) {
+		if (!field_known(*c)) {
+			fprintf(stderr, "%s: unknown field: %c\n", opt.pn, *c);
+			err++;
+			continue;
+		}
+		opt.field_sel[(unsigned char)*c] = true;
+		field_side_effects(*c);
+		if (*c == 'G')
+			opt.fsv_flagx = true;
+		if (*c == '0')
+			opt.terminator = '\0';
+		if (*c == 'o')
+			opt.foffset = true;
+	}
+	opt.ffield = true;
+	return err;
+}
+
+/* +c w, -c c */
+static int opt_cmd(struct getopt *g)
+{
+	if (g->p == '+') {
+		if (no_value(g) || !isdigit((unsigned char)*g->v)) {
+			fprintf(stderr, "%s: +c not followed by width number\n",
+				opt.pn);
+			if (g->v)
+				opt_back(g, 0);
+			return 1;
+		}
+		opt.cmd_lim = atoi(g->v);
+		if (opt.cmd_lim > MAXSYSCMDL) {
+			fprintf(stderr, "%s: +c %d > what system provides "
+				"(%d)\n", opt.pn, opt.cmd_lim, MAXSYSCMDL);
+			return 1;
+		}
+		return 0;
+	}
+	if (g->v && *g->v == '/')
+		return enter_cmd_rx(g->v);
+	return enter_str_lst(g->v);
+}
+
+/* +f, -f, +f[g|G], -f[g|G] */
+static int opt_f(struct getopt *g)
+{
+	int err = 0;
+
+	if (no_value(g)) {
+		opt.ffilesys = g->p == '+' ? 2 : 1;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	for (const char *c = g->v; *c; c++) {
+		switch (*c) {
+		case 'g':
+		case 'G':
+			if (g->p == '+') {
+				opt.fsv_fg = 1;
+				opt.fsv_byf = true;
+			} else {
+				opt.fsv_fg = 0;
+			}
+			opt.fsv_flagx = *c == 'G';
+			break;
+		default:
+			fprintf(stderr, "%s: unknown file struct option: %c\n",
+				opt.pn, *c);
+			err++;
+		}
+	}
+	return err;
+}
+
+static int opt_i(struct getopt *g)
+{
+	if (no_value(g)) {
+		opt.fnet = 1;
+		opt.fnet_ty = 0;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	return enter_network_address(g->v);
+}
+
+static int opt_K(struct getopt *g)
+{
+	if (no_value(g)) {
+		opt.ftask = 1;
+		opt.ign_tasks = false;
+		opt.sel_flags |= SEL_TASK;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	if (!strcasecmp(g->v, "i")) {
+		opt.ftask = 0;
+		opt.ign_tasks = true;
+		opt.sel_flags &= ~SEL_TASK;
+		return 0;
+	}
+	fprintf(stderr, "%s: -K not followed by i (but by %s)\n", opt.pn,
+		g->v);
+	return 1;
+}
+
+static int opt_L(struct getopt *g)
+{
+	int n;
+	long l;
+
+	opt.fnlink = g->p == '+';
+	if (no_value(g)) {
+		opt.nlink = 0;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	l = leading_number(g->v, &n);
+	if (n) {
+		if (g->p != '+') {
+			fprintf(stderr, "%s: no number may follow -L\n", opt.pn);
+			return 1;
+		}
+		opt.nlink = l;
+		opt.sel_flags |= SEL_NLINK;
+	} else {
+		opt.nlink = 0;
+	}
+	if (g->v[n])
+		opt_back(g, n);
+	return 0;
+}
+
+static int opt_m(struct getopt *g)
+{
+	if (g->p == '-') {
+		fprintf(stderr, "%s: -m not supported\n", opt.pn);
+		return 1;
+	}
+	if (no_value(g)) {
+		opt.mnt_sup = 1;
+		if (g->v)
+			opt_back(g, 0);
+	} else {
+		opt.mnt_sup = 2;
+		opt.mnt_sup_path = g->v;
+	}
+	return 0;
+}
+
+static int opt_o(struct getopt *g)
+{
+	int n, v;
+
+	if (no_value(g)) {
+		opt.foffset = true;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	v = leading_number(g->v, &n);
+	if (n)
+		opt.off_dec_dig = v;
+	else
+		opt.foffset = true;
+	if (g->v[n])
+		opt_back(g, n);
+	return 0;
+}
+
+/* strftime() of the marker format (the user's, as lsof takes it), now. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+size_t marker_format(char *buf, size_t size, const char *fmt)
+{
+	time_t t = time(NULL);
+	struct tm *tm = localtime(&t);
+
+	return tm ? strftime(buf, size, fmt, tm) : 0;
+}
+#pragma GCC diagnostic pop
+
+static int opt_r(struct getopt *g)
+{
+	const char *cp;
+	int n, v;
+
+	if (g->p == '+')
+		opt.rpt_cond = true;
+	if (no_value(g)) {
+		opt.rpt_tm = RPTTM;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	v = leading_number(g->v, &n);
+	opt.rpt_tm = n ? v : RPTTM;
+	cp = g->v + n;
+	if (!*cp)
+		return 0;
+	while (*cp == ' ')
+		cp++;
+	if (*cp == 'c') {
+		int c = 0;
+
+		for (cp++; isdigit((unsigned char)*cp); cp++)
+			c = c * 10 + (*cp - '0');
+		opt.rpt_max_count = c;
+	}
+	if (*cp != 'm') {
+		opt_back(g, n);
+		return 0;
+	}
+	cp++;
+	opt.rpt_fmt = (char *)cp;
+	{
+		size_t l = (strlen(cp) + 1) * 8 + 1;
+		char *buf = xrealloc(NULL, l);
+		size_t got = marker_format(buf, l - 1, cp);
+
+		free(buf);
+		if (got < 1) {
+			fprintf(stderr, "%s: illegal <fmt>: \"%s\"\n", opt.pn,
+				cp);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int opt_s(struct getopt *g)
+{
+	if (no_value(g)) {
+		opt.fsize = true;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	return enter_state_spec(g->v);
+}
+
+static void opt_S(struct getopt *g)
+{
+	int n, v;
+
+	if (no_value(g)) {
+		opt.tm_limit = TMLIMIT;
+		if (g->v)
+			opt_back(g, 0);
+		return;
+	}
+	v = leading_number(g->v, &n);
+	opt.tm_limit = n ? v : TMLIMIT;
+	if (g->v[n])
+		opt_back(g, n);
+	if (opt.tm_limit < TMLIMMIN) {
+		fprintf(stderr, "%s: WARNING: -S time (%d) changed to %d\n",
+			opt.pn, opt.tm_limit, TMLIMMIN);
+		opt.tm_limit = TMLIMMIN;
+	}
+}
+
+static int opt_T(struct getopt *g)
+{
+	int err = 0;
+
+	if (no_value(g)) {
+		opt.ftcptpi = g->p == '-' ? 0 : TCPTPI_STATE;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	opt.ftcptpi = 0;
+	for (const char *c = g->v; *c; c++) {
+		switch (*c) {
+		case 'f': opt.ftcptpi |= TCPTPI_FLAGS; break;
+		case 'q': opt.ftcptpi |= TCPTPI_QUEUES; break;
+		case 's': opt.ftcptpi |= TCPTPI_STATE; break;
+		default:
+			fprintf(stderr,
+				"%s: unsupported TCP/TPI info selection: %c\n",
+				opt.pn, *c);
+			err = 1;
+		}
+	}
+	return err;
+}
+
+static int opt_x(struct getopt *g)
+{
+	int err = 0;
+
+	if (no_value(g)) {
+		opt.fxover = XO_ALL;
+		if (g->v)
+			opt_back(g, 0);
+		return 0;
+	}
+	for (const char *c = g->v; *c; c++) {
+		if (*c == 'f') {
+			opt.fxover |= XO_FILESYS;
+		} else if (*c == 'l') {
+			opt.fxover |= XO_SYMLINK;
+		} else {
+			fprintf(stderr, "%s: unknown cross-over option: %c\n",
+				opt.pn, *c);
+			err++;
+		}
+	}
+	return err;
+}
+
+static int opt_Z(struct getopt *g)
+{
+	if (!opt.cntx_status) {
+		fprintf(stderr, "%s: -Z limited to SELinux\n", opt.pn);
+		return 1;
+	}
+	opt.fcntx = true;
+	if (g->v && *g->v != '-' && *g->v != '+')
+		return enter_cntx_arg(g->v);
+	if (g->v)
+		opt_back(g, 0);
+	return 0;
+}
+
+/* The checks lsof makes once every option is in. */
+static int check_combinations(bool xover)
+{
+	int err = 0;
+
+	for (size_t i = 0; opt.ncmdi && i < opt.ncmdl; i++) {
+		if (!opt.cmdl[i].x)
+			continue;
+		for (size_t j = 0; j < opt.ncmdl; j++)
+			if (!opt.cmdl[j].x &&
+			    !strcmp(opt.cmdl[i].str, opt.cmdl[j].str)) {
+				fprintf(stderr, "%s: -c^%s and -c%s conflict.\n",
+					opt.pn, opt.cmdl[i].str,
+					opt.cmdl[j].str);
+				err++;
+			}
+	}
+	for (int i = 0; opt.tcp_st_xn && opt.tcp_st_in && i < ntcp_states;
+	     i++)
+		if (opt.tcp_st_x[i] && opt.tcp_st_i[i]) {
+			fprintf(stderr, "%s: can't include and exclude TCP "
+				"state: %s\n", opt.pn, tcp_states[i]);
+			err = 1;
+		}
+	if (opt.fsize && opt.foffset) {
+		fprintf(stderr, "%s: -o and -s are mutually exclusive\n",
+			opt.pn);
+		err++;
+	}
+	if (opt.ffield) {
+		if (opt.fterse && !opt.json && !opt.jsonl) {
+			fprintf(stderr, "%s: -F and -t are mutually exclusive\n",
+				opt.pn);
+			err++;
+		}
+		opt.field_sel['p'] = true;
+		if (opt.rpt_fmt) {
+			for (const char *cp = strchr(opt.rpt_fmt, '%'); cp;
+			     cp = strchr(cp, '%')) {
+				if (*++cp == 'n') {
+					fprintf(stderr, "%s: %%n illegal in -r "
+						"m<fmt> when -F has been "
+						"specified: \"%s\"\n", opt.pn,
+						opt.rpt_fmt);
+					err++;
+					break;
+				} else if (*cp == '%') {
+					cp++;
+				}
+			}
+		}
+	}
+	if (opt.fxover && !xover) {
+		fprintf(stderr, "%s: -x must accompany +d or +D\n", opt.pn);
+		err++;
+	}
+	if (opt.json && opt.jsonl) {
+		fprintf(stderr, "%s: -J and -j are mutually exclusive\n",
+			opt.pn);
+		err++;
+	}
+	if ((opt.json || opt.jsonl) && opt.fterse) {
+		fprintf(stderr, "%s: -J/-j and -t are mutually exclusive\n",
+			opt.pn);
+		err++;
+	}
+	if (opt.nefsys) {
+		struct mounts *mp = readmnt();
+
+		for (size_t i = 0; i < opt.nefsys; i++) {
+			struct efsys *ep = &opt.efsys[i];
+
+			for (struct mounts *m = mp; m; m = m->next)
+				if (!strcmp(m->dir, ep->path)) {
+					ep->mp = m;
+					break;
+				}
+			if (!ep->mp) {
+				fprintf(stderr, "%s: \"-e %s\" is not a mounted "
+					"file system.\n", opt.pn, ep->path);
+				err++;
+			}
+		}
+	}
+	return err;
+}
+
+/* The selection flags from what was asked for. */
+static void compute_selection(int first_name, int argc)
+{
+	if ((opt.ncmdl && opt.ncmdi) || opt.ncmdrx)
+		opt.sel_flags |= SEL_CMD;
+	if (opt.ncntx)
+		opt.sel_flags |= SEL_CNTX;
+	if (opt.nfdl)
+		opt.sel_flags |= SEL_FD;
+	if (opt.fnet)
+		opt.sel_flags |= SEL_NET;
+	if (opt.fnfs)
+		opt.sel_flags |= SEL_NFS;
+	if (opt.funix)
+		opt.sel_flags |= SEL_UNX;
+	if (opt.npgid && opt.npgidi)
+		opt.sel_flags |= SEL_PGID;
+	if (opt.npid && opt.npidi)
+		opt.sel_flags |= SEL_PID;
+	if (opt.nuid && opt.nuidincl)
+		opt.sel_flags |= SEL_UID;
+	if (opt.nnwad)
+		opt.sel_flags |= SEL_NA;
+	if (first_name < argc)
+		opt.sel_flags |= SEL_NM;
+	if (!opt.sel_flags) {
+		if (opt.fand) {
+			fprintf(stderr, "%s: no select options to AND via -a\n",
+				opt.pn);
+			usage(1, false, false);
+		}
+		opt.sel_flags = opt.sel_all;
+	} else {
+		if (first_name >= argc &&
+		    (opt.sel_flags & (SEL_NA | SEL_NET)) &&
+		    !(opt.sel_flags & ~(SEL_NA | SEL_NET)))
+			opt.sel_inet = true;
+		opt.all_proc = false;
+	}
+}
+
+void parse_options(int argc, char **argv)
+{
+	struct getopt g = { .x1 = 1 };
+	bool fh = false, xover = false;
+	int c, e, err = 0;
+
+	while ((c = next_opt(&g, argc, argv, &e)) != -1) {
+		if (e) {
+			err = 1;
+			continue;
+		}
+		switch (c) {
+		case 'a': opt.fand = true; break;
+		case 'b': opt.fblock = true; break;
+		case 'c': err |= opt_cmd(&g); break;
+		case 'd':
+			if (g.p == '+') {
+				if (enter_dir(g.v, false))
+					err = 1;
+				else
+					opt.sel_flags |= SEL_NM, xover = true;
+			} else if (enter_fd(g.v)) {
+				err = 1;
+			}
+			break;
+		case 'D':
+			if (g.p == '+') {
+				if (enter_dir(g.v, true))
+					err = 1;
+				else
+					opt.sel_flags |= SEL_NM, xover = true;
+			} else {
+				fprintf(stderr, "%s: unsupported option: -D\n",
+					opt.pn);
+				err = 1;
+			}
+			break;
+		case 'e': err |= enter_efsys(g.v, g.p == '+'); break;
+		case 'E': opt.feptE = g.p == '+' ? 2 : 1; break;
+		case 'f': err |= opt_f(&g); break;
+		case 'F': err |= opt_field(&g, &fh); break;
+		case 'g':
+			if (g.v) {
+				if (*g.v == '-' || *g.v == '+')
+					opt_back(&g, 0);
+				else if (enter_id(true, g.v))
+					err = 1;
+			}
+			opt.fpgid = true;
+			break;
+		case 'h':
+		case '?': opt.fhelp = true; break;
+		case 'i': err |= opt_i(&g); break;
+		case 'J':
+		case 'j':
+			if (g.p == '+') {
+				fprintf(stderr, "%s: +%c is not supported\n",
+					opt.pn, c);
+				err = 1;
+				break;
+			}
+			if (c == 'J')
+				opt.json = true;
+			else
+				opt.jsonl = true;
+			opt.ffield = true;
+			break;
+		case 'K': err |= opt_K(&g); break;
+		case 'l': opt.futol = false; break;
+		case 'L': err |= opt_L(&g); break;
+		case 'm': err |= opt_m(&g); break;
+		case 'M': opt.fportmap = g.p == '+'; break;
+		case 'n': opt.fhost = g.p != '-'; break;
+		case 'N': opt.fnfs = 1; break;
+		case 'o': err |= opt_o(&g); break;
+		case 'O': opt.fovhd = g.p == '-'; break;
+		case 'p': err |= enter_id(false, g.v); break;
+		case 'Q': opt.fsearch_err = false; break;
+		case 'P': opt.fport = g.p != '-'; break;
+		case 'r': err |= opt_r(&g); break;
+		case 'R': opt.fppid = true; break;
+		case 's': err |= opt_s(&g); break;
+		case 'S': opt_S(&g); break;
+		case 't': opt.fterse = opt.fwarn = true; break;
+		case 'T': err |= opt_T(&g); break;
+		case 'u': err |= enter_uid(g.v); break;
+		case 'U': opt.funix = true; break;
+		case 'v': opt.version = true; break;
+		case 'V': opt.fverbose = true; break;
+		case 'w': opt.fwarn = g.p != '+'; break;
+		case 'x': err |= opt_x(&g); break;
+		case 'X': opt.fxopt = !opt.fxopt; break;
+		case 'Z': err |= opt_Z(&g); break;
+		default:
+			fprintf(stderr, "%s: unknown option (%c)\n", opt.pn, c);
+			err = 1;
+		}
+	}
+	opt.sel_all = opt.ign_tasks ? (SEL_ALL & ~SEL_TASK) : SEL_ALL;
+	opt.sel_proc = opt.ign_tasks ? (SEL_PROC & ~SEL_TASK) : SEL_PROC;
+	err |= check_combinations(xover);
+	if ((opt.json || opt.jsonl) && !err) {
+		bool has = false;
+
+		for (const char *f = field_ids; *f; f++)
+			if (opt.field_sel[(unsigned char)*f] && *f != 'p' &&
+			    *f != 'm')
+				has = true;
+		if (!has)
+			select_default_fields();
+	}
+	if (err || opt.fhelp || fh || opt.version)
+		usage(err ? 1 : 0, fh, opt.version);
+	compute_selection(g.x1, argc);
+	if (g.x1 < argc &&
+	    ck_file_arg(g.x1, argc, argv, opt.ffilesys, false, NULL,
+			!opt.fsearch_err))
+		exit(1);
+	if (opt.fxopt && (opt.fnet || opt.nnwad)) {
+		fprintf(stderr, "%s: -i is useless when -X is specified.\n",
+			opt.pn);
+		usage(1, false, false);
+	}
+}
