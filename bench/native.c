@@ -332,7 +332,7 @@ static void add_mounts(int have, int want)
 	}
 }
 
-static void bench_mounts(const int *counts, int ncounts)
+static void bench_mounts(const int *counts, int ncounts, const char *release)
 {
 	int have = 0;
 
@@ -352,8 +352,10 @@ static void bench_mounts(const int *counts, int ncounts)
 	       "mnt fields of one path (one call), and every field of every "
 	       "mount (two calls: mntns, then mntns:ID:FIELD with shorthand). "
 	       "Microseconds per query, medians of %d repeats. The library "
-	       "on this kernel (6.1: no statmount) reads "
-	       "/proc/self/mountinfo once per call.\n\n", repeats);
+	       "on this kernel (%s) takes what it can from statmount(2) "
+	       "and listmount(2) where the kernel has them, and reads "
+	       "/proc/self/mountinfo for the rest.\n\n", repeats,
+	       release);
 	printf("| mounts | query | getvalues, sync | getvalues(2) | "
 	       "sync / getvalues(2) |\n");
 	printf("|---:|---|---:|---:|---:|\n");
@@ -441,6 +443,6 @@ int main(int argc, char **argv)
 	bench_readfile();
 	bench_batch();
 	if (!geteuid())
-		bench_mounts(counts, ncounts);
+		bench_mounts(counts, ncounts, u.release);
 	return 0;
 }

@@ -8,7 +8,7 @@
 #
 #   bench/run.sh [NAME...]    (default: all of them but native)
 #
-# "native" boots the patched Linux 6.1 in QEMU (kernel/kcheck.sh --bench,
+# "native" boots the patched Linux 6.12 in QEMU (kernel/kcheck.sh --bench,
 # make kbench) and measures the native system calls there, under TCG
 # emulation: only its ratios mean anything.
 set -euo pipefail
@@ -23,7 +23,7 @@ benchmarks=(
 "lsof|gvlsof vs lsof and lsfd, 200 extra processes|$B/bench/lsof -n 200 -f 25 -r 11"
 "batch|N files in one getvalues() vs N open/read/close, per backend|$B/bench/batch -r 11 -R 5"
 "python|Python: a ps-like listing of every process, getvalues vs open().read() vs psutil|GV_BUILD=$B bench/ps.py -r 21 -n 200"
-"native|The native system calls in Linux 6.1 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
+"native|The native system calls in Linux 6.12 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
 )
 
 names=()

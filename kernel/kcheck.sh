@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kcheck.sh - builds Linux 6.1 with the readfile/getvalues series, boots it in
+# kcheck.sh - builds Linux 6.12 with the readfile/getvalues series, boots it in
 # QEMU (TCG) and runs the kselftests and the library's test suite inside.
 #
 #   kernel/kcheck.sh              build (if needed), boot, test; TAP on stdout
@@ -19,10 +19,11 @@
 # KCHECK_BACKEND (GETVALUES_BACKEND in the guest; default native once
 # src/native.c exists), KCHECK_TESTS (run only the guest programs whose
 # name matches one of these shell patterns, e.g. 'lib/backend* kselftest/*';
-# a quick way to iterate on one failure).
+# a quick way to iterate on one failure), KCHECK_FUZZ_TIME (seconds of
+# guest/gvfuzz: 30, 240 with KASAN).
 #
 # Everything heavy lives in the cache, never in the repository:
-#   tree-VERSION/   linux-source-6.1 unpacked, a git repository whose
+#   tree-VERSION/   linux-source-6.12 unpacked, a git repository whose
 #                   "pristine" tag is the Debian source; kcheck checks out
 #                   pristine + kernel/patches/*.patch there
 #   build-FLAVOUR/  the O= build directory of each flavour (plain, kasan),
@@ -44,12 +45,15 @@ FLAVOUR=${KASAN:+kasan}
 FLAVOUR=${FLAVOUR:-plain}
 TIMEOUT=${KCHECK_TIMEOUT:-$([ -n "$KASAN" ] && echo 3600 || echo 1800)}
 TEST_TIMEOUT=${KCHECK_TEST_TIMEOUT:-$([ -n "$KASAN" ] && echo 1200 || echo 600)}
-SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+FUZZ_TIME=${KCHECK_FUZZ_TIME:-$([ -n "$KASAN" ] && echo 240 || echo 30)}
+KSERIES=6.12
+SRC_PKG=linux-source-$KSERIES
+SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
 # Called from make: keep its flags and variables out of the kernel build.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # Bump when the way the kernel is configured or built changes, so that
 # cached images made the old way are not reused.
-RECIPE=3
+RECIPE=4
 
 MODE=test
 case "${1:-}" in
@@ -77,7 +81,7 @@ install_deps() {
 		command -v "$cmd" >/dev/null 2>&1 ||
 			die "'$cmd' is missing (run scripts/deps.sh kernel as root)"
 	done
-	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL is missing (apt-get install linux-source-6.1)"
+	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL is missing (apt-get install $SRC_PKG)"
 	# A dynamically linked busybox names its program interpreter.
 	! readelf -l "$(command -v busybox)" | grep -q 'program interpreter' ||
 		die "busybox is not statically linked (apt-get install busybox-static)"
@@ -89,7 +93,7 @@ install_deps() {
 # differ and the build stays incremental.
 pristine_tree() {
 	local ver tmp
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+	ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null ||
 	      stat -c %Y "$SRC_TARBALL")
 	TREE=$CACHE/tree-$ver
 	[ -d "$TREE/.git" ] && return 0
@@ -104,10 +108,18 @@ pristine_tree() {
 		# Debian's top-level .gitignore ignores everything: force.
 		git add -f -A .
 		git -c user.name=kcheck -c user.email=kcheck@localhost \
-			commit -q -m "linux-source-6.1 $ver as unpacked"
+			commit -q -m "$SRC_PKG $ver as unpacked"
 		git tag pristine
 	)
 	mv "$tmp" "$TREE"
+}
+
+# The series: kernel/patches/*.patch but the cover letter (0000-*).
+series_patches() {
+	local p
+	for p in "$KDIR"/patches/*.patch; do
+		case "${p##*/}" in 0000-*) ;; *) echo "$p" ;; esac
+	done
 }
 
 # Applies kernel/patches/*.patch on top of pristine in a scratch index and
@@ -115,16 +127,17 @@ pristine_tree() {
 # source, which is what the build cache is keyed by.
 apply_series() {
 	local index=$RUN/series.index p commit
-	local -a patches=("$KDIR"/patches/*.patch)
+	local -a patches
+	mapfile -t patches < <(series_patches)
 
-	[ -e "${patches[0]}" ] || die "no patches in $KDIR/patches"
+	[ "${#patches[@]}" -gt 0 ] || die "no patches in $KDIR/patches"
 	[ -z "${1:-}" ] || patches=("${patches[@]:0:$1}")
 	rm -f "$index"
 	GIT_INDEX_FILE=$index git -C "$TREE" read-tree pristine
 	for p in "${patches[@]}"; do
 		GIT_INDEX_FILE=$index git -C "$TREE" apply --cached \
 			--whitespace=nowarn "$p" ||
-			die "${p##*/} does not apply to linux-source-6.1"
+			die "${p##*/} does not apply to $SRC_PKG"
 	done
 	SERIES_TREE=$(GIT_INDEX_FILE=$index git -C "$TREE" write-tree)
 	rm -f "$index"
@@ -222,10 +235,18 @@ guest_backend() {
 # The standalone probe runs in the guest as well: it must say "native" there
 # (KCHECK_EXPECT=none for a series whose getvalues(2) does not answer).
 build_guest_programs() {
-	local dir=$1
+	local dir=$1 src name
 	gcc -O2 -Wall -Wextra -static -o "$dir/native_probe" \
 		"$KDIR/probe/native_probe.c" || die "building native_probe failed"
 	echo "--expect ${KCHECK_EXPECT:-native}" > "$dir/native_probe.args"
+	# failnth: fault injection; gvfuzz: randomized calls for FUZZ_TIME
+	for src in "$KDIR"/guest/*.c; do
+		name=${src##*/}
+		name=${name%.c}
+		gcc -O2 -Wall -Wextra -static -o "$dir/$name" "$src" ||
+			die "building $name failed"
+	done
+	echo "$FUZZ_TIME" > "$dir/gvfuzz.args"
 }
 
 make_initramfs() {
@@ -398,9 +419,23 @@ $problems"
 	say "guest ran ${GUEST_SECONDS}s; logs in $RUN"
 }
 
+# Every kernel problem on the console. Between the markers guest/failnth
+# writes, the reports of the allocation failures it injects (a "page
+# allocation failure" or "failslab" line, then its trace up to </TASK>)
+# are expected; any other trace there still counts.
 console_problems() {
-	grep -nE 'BUG:|WARNING:|Oops|KASAN|[Pp]anic|Call Trace:|general protection' \
-		"$RUN/console.log" | grep -v 'Kernel command line' || true
+	tr -d '\r' < "$RUN/console.log" | awk '
+	/kcheck: fault injection begins/ { faults = 1 }
+	/kcheck: fault injection ends/ { faults = 0 }
+	faults && /page allocation failure|FAULT_INJECTION: forcing/ {
+		expected = 1; injected++; next
+	}
+	/<\/TASK>/ { if (expected) { expected = 0; next } }
+	/Kernel command line/ { next }
+	/BUG:|WARNING:|Oops|KASAN|[Pp]anic|Call Trace:|general protection|INFO: task .* blocked|rcu: INFO|detected stall/ {
+		if (expected && /Call Trace:/) next
+		printf "%d:%s\n", NR, $0
+	}'
 }
 
 # Builds the kernel with the first N-1, ..., 2, 1 patches of the series
@@ -410,7 +445,7 @@ console_problems() {
 # rest of the series changes.
 build_each_prefix() {
 	local n i start
-	n=$(ls "$KDIR"/patches/*.patch | wc -l)
+	n=$(series_patches | wc -l)
 	BUILD=$CACHE/build-$FLAVOUR
 	LOG=$RUN/each.log
 	for ((i = n - 1; i >= 1; i--)); do
@@ -480,4 +515,6 @@ main() {
 	fi
 }
 
-main
+# On one line, so that bash has read it before it runs: editing this file
+# while it runs cannot make it run anything else afterwards.
+main; exit

@@ -19,7 +19,7 @@ check)	pkgs="perl python3 util-linux lsof strace bash-completion" ;;
 fuzz)	pkgs="clang libclang-rt-14-dev" ;;
 python)	pkgs="python3-dev python3-pytest python3-psutil" ;;
 bench)	pkgs="util-linux lsof strace" ;;
-kernel)	pkgs="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison \
+kernel)	pkgs="linux-source-6.12 qemu-system-x86 busybox-static bc flex bison \
 libelf-dev libssl-dev cpio e2fsprogs xz-utils gcc gcc-multilib make perl python3 \
 rsync kmod" ;;
 *)	echo "deps.sh: unknown package set '$1'" >&2; exit 2 ;;
