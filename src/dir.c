@@ -24,7 +24,7 @@ struct gv_dirent64 {
 
 static int gv_dir_names(int fd, struct gv_out *out)
 {
-	char buf[16384] __attribute__((aligned(8)));
+	char buf[8192] __attribute__((aligned(8)));	/* ~250 names a call */
 	long n;
 	int err = 0;
 

@@ -476,6 +476,9 @@ bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
  * page, a page boundary at the end of a mapping) are read one by one.
  * Regions that @pre (may be NULL) read with the vector are not read again.
  */
+/* Regions per process_vm_readv(2): a few KiB of stack, not tens. */
+#define GV_STR_BATCH	64
+
 int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
 			 const char **out, int *lens, char **store,
 			 const struct gv_preread *pre)
@@ -563,10 +566,10 @@ int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
 	 */
 	gv_preread_remember(r, nreg);
 	for (k = 0; k < nreg;) {
-		size_t m = 0, j, take[1024];
-		struct iovec tl[1024], tr[1024];
+		size_t m = 0, j, take[GV_STR_BATCH];
+		struct iovec tl[GV_STR_BATCH], tr[GV_STR_BATCH];
 
-		for (; k < nreg && m < 1024; k++) {
+		for (; k < nreg && m < GV_STR_BATCH; k++) {
 			if (gv_preread_take(pre, &r[k], l[k].iov_base))
 				continue;
 			take[m] = k;
