@@ -40,12 +40,24 @@ struct seen {
 };
 
 /* Read the open_how at @addr in traced child @pid. */
+/*
+ * The tracee's struct open_how, word by word with PTRACE_PEEKDATA, which
+ * every kernel has (process_vm_readv(2) needs CONFIG_CROSS_MEMORY_ATTACH).
+ */
 static bool how_of(pid_t pid, uint64_t addr, struct open_how *how)
 {
-	struct iovec l = { how, sizeof(*how) };
-	struct iovec r = { (void *)(uintptr_t)addr, sizeof(*how) };
+	long words[(sizeof(*how) + sizeof(long) - 1) / sizeof(long)];
 
-	return process_vm_readv(pid, &l, 1, &r, 1, 0) == sizeof(*how);
+	for (size_t i = 0; i < GV_ARRAY_SIZE(words); i++) {
+		errno = 0;
+		words[i] = ptrace(PTRACE_PEEKDATA, pid,
+				  (void *)(uintptr_t)(addr + i * sizeof(long)),
+				  NULL);
+		if (errno)
+			return false;
+	}
+	memcpy(how, words, sizeof(*how));
+	return true;
 }
 
 /*
