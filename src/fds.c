@@ -33,9 +33,10 @@
  * through later entries of the same number, and the child of fork N closes
  * the numbers marked by forks N and later (closed after its fork began, so
  * open when it took the descriptor table, or opened and closed since). The
- * child then leaves the parent's table for one of its own. The counters
- * are 64-bit and the forks done in an entry 40-bit: a call would have to
- * stay open across 2^39 forks for the comparison to wrap.
+ * child then leaves the parent's table (mapped, unused) for one of its
+ * own. The counters are 64-bit and the forks done in an entry 40-bit: a
+ * call would have to stay open across 2^39 forks for the comparison to
+ * wrap.
  *
  * The owner is the thread's id: unique among the live threads, and no
  * thread exits with an entry (a call closes its descriptors, a cancelled
@@ -128,9 +129,10 @@ static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max);
  * in an older one are made again. A child of fork() leaves the parent's
  * table as the fork handler does (the first use may come before our
  * handler, from another library's); any other child drops it without
- * writing to it or unmapping it (the child's copy of a call that a signal
- * handler interrupted may still be about to write one of its entries), and
- * does not know which of its descriptors were the library's. Where
+ * writing to it, and does not know which of its descriptors were the
+ * library's. Neither unmaps it: the child's copy of a call that a signal
+ * handler interrupted (to fork) may still be about to write one of its
+ * entries, the same entry as the parent's copy of the call writes. Where
  * madvise() refuses MADV_WIPEONFORK (Linux 4.13 and older), getpid() is
  * compared with the pid last seen instead: a system call per check, and a
  * child in a new PID namespace with its parent's number goes unnoticed.
@@ -425,7 +427,7 @@ static void gv_fork_parent(void)
 		__atomic_add_fetch(&t->done, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Whether the child of this fork closes the number of entry @e. */
+/* Whether the child of this fork closes the number of an entry. */
 static bool gv_fd_child_closes(uint64_t own, uint64_t closed)
 {
 	uint64_t fork = gv_this_fork;
@@ -447,8 +449,6 @@ static bool gv_fd_child_closes(uint64_t own, uint64_t closed)
  */
 static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max)
 {
-	struct gv_fd_table *t = gv_fork_table;
-
 	gv_fork_table = NULL;
 	for (unsigned int p = 0; p < GV_FD_PAGES; p++) {
 		struct gv_fd_entry *page = gv_fd_mapped[p];
@@ -467,12 +467,6 @@ static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max)
 				syscall(SYS_close, fd);
 		}
 	}
-	for (unsigned int p = 0; p < GV_FD_PAGES; p++) {
-		if (gv_fd_mapped[p])
-			munmap(gv_fd_mapped[p], GV_FD_BYTES);
-		gv_fd_mapped[p] = NULL;
-	}
-	munmap(t, sizeof(*t));
 }
 
 /* The child's first check leaves the parent's table: gv_self_new(). */
