@@ -8,12 +8,17 @@
  * parent's alone, on every backend, also where the library tells a new
  * process by its pid. A fork() after some 16384 threads have come and gone,
  * or after 2^23 and more forks, must still close in the child the
- * descriptor of a call blocked in another thread, and only that one.
+ * descriptor of a call blocked in another thread, and only that one; so
+ * must the first fork() of a process whose first call another thread makes
+ * while that fork runs.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +182,7 @@ static void fork_blocked(const char *what, int keep)
 	static struct hl_reader r;
 	char path[2100];
 	int w, st = -1;
+	bool joined;
 	pthread_t t;
 	pid_t pid;
 
@@ -205,8 +211,9 @@ static void fork_blocked(const char *what, int keep)
 	if (write(w, "x", 1) != 1)
 		tap_diag("write: %s", strerror(errno));
 	close(w);
-	tap_ok(!t_join_within(t, 5000, NULL) && r.ret == 1, "%s: the blocked "
-	       "readfile() then gives what was written", what);
+	joined = !t_join_within(t, 5000, NULL);
+	tap_ok(joined && r.ret == 1, "%s: the blocked readfile() then gives "
+	       "what was written (%zd)", what, r.ret);
 }
 
 static void *once(void *arg)
@@ -281,9 +288,114 @@ static void forks_case(void *arg)
 	}
 }
 
+/*
+ * The first call of a process, made by another thread while fork() runs:
+ * after the library's prepare handler (a handler registered before the
+ * library was loaded runs after it) and before the child is made. The
+ * library used to count no fork when no table existed yet, and the child
+ * kept the call's descriptor from the table the call made meanwhile.
+ */
+typedef ssize_t (*readfile_fn)(int, const char *, char *, size_t, int);
+
+static char libpath[2100];
+static struct {
+	readfile_fn rf;
+	sem_t go;
+	atomic_int tid;
+	atomic_bool armed;
+	ssize_t ret;
+} late;
+
+static void *late_main(void *arg)
+{
+	char b[64];
+
+	(void)arg;
+	atomic_store(&late.tid, gettid());
+	while (sem_wait(&late.go) && errno == EINTR)
+		;
+	late.ret = late.rf(dir_fd, "fifo", b, sizeof(b), 0);
+	return NULL;
+}
+
+/* Whether thread @tid is in read(2). */
+static bool in_read(pid_t tid)
+{
+	char path[64], line[64];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = (int)read(fd, line, sizeof(line) - 1);
+	close(fd);
+	return n > 0 && (line[n] = 0, atoi(line) == SYS_read) &&
+	       line[0] != 'r';	/* "running" */
+}
+
+static void late_prepare(void)
+{
+	long long until = t_now_ms() + 5000;
+
+	if (!atomic_exchange(&late.armed, false))
+		return;
+	sem_post(&late.go);
+	while (t_now_ms() < until && !in_read(atomic_load(&late.tid)))
+		usleep(1000);
+}
+
+static void late_case(void *arg)
+{
+	char path[2100];
+	int w, st = -1;
+	bool joined;
+	pthread_t t;
+	void *h;
+	pid_t pid;
+
+	(void)arg;
+	if (pthread_atfork(late_prepare, NULL, NULL) ||
+	    sem_init(&late.go, 0, 0))
+		tap_bail("pthread_atfork, sem_init");
+	setenv("GETVALUES_BACKEND", "sync", 1);
+	h = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		tap_ok(false, "dlopen %s: %s", libpath, dlerror());
+		return;
+	}
+	late.rf = (readfile_fn)dlsym(h, "readfile");
+	if (!late.rf)
+		tap_bail("dlsym readfile: %s", dlerror());
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	w = open(path, O_RDWR | O_CLOEXEC);	/* writes nothing yet */
+	if (w < 0 || pthread_create(&t, NULL, late_main, NULL))
+		tap_bail("open %s, pthread_create: %s", path, strerror(errno));
+	while (!atomic_load(&late.tid))
+		usleep(1000);
+	atomic_store(&late.armed, true);
+	pid = fork();
+	if (pid == 0)
+		_exit(fifo_fds(w) ? 1 : 0);
+	tap_ok(in_read(atomic_load(&late.tid)), "the first call, made while "
+	       "fork() ran, blocks in read(2)");
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	tap_ok(WIFEXITED(st) && !WEXITSTATUS(st), "the child of that fork() "
+	       "holds no descriptor of the call (status %#x)", st);
+	if (write(w, "x", 1) != 1)
+		tap_diag("write: %s", strerror(errno));
+	close(w);
+	joined = !t_join_within(t, 5000, NULL);
+	tap_ok(joined && late.ret == 1, "the call then gives what was "
+	       "written (%zd)", late.ret);
+}
+
 int main(void)
 {
 	struct hl_backend bs[4];
+	const char *build;
+	struct stat st;
 	int n;
 
 	alarm(300);	/* t_sub() bounds each case; this, the whole */
@@ -308,6 +420,14 @@ int main(void)
 			}
 	t_sub("16384 threads", 60, threads_case, NULL);
 	t_sub("2^23 forks and more", 30, forks_case, NULL);
+	build = getenv("GV_BUILD");
+	snprintf(libpath, sizeof(libpath), "%s/libgetvalues.so.0",
+		 build ? build : "");
+	if (!build || !*build || stat(libpath, &st))
+		tap_skip(3, "no shared library in $GV_BUILD to dlopen (make "
+			 "check sets it; a static-only build has none)");
+	else
+		t_sub("the first call while fork() runs", 30, late_case, NULL);
 	close(dir_fd);
 	return tap_done();
 }
