@@ -10,7 +10,8 @@
  * or after 2^23 and more forks, must still close in the child the
  * descriptor of a call blocked in another thread, and only that one; so
  * must the first fork() of a process whose first call another thread makes
- * while that fork runs.
+ * while that fork runs, and a fork() whose child calls the library from a
+ * child handler that runs before the library's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -391,6 +392,84 @@ static void late_case(void *arg)
 	       "written (%zd)", late.ret);
 }
 
+/*
+ * A child handler registered before the library was loaded runs before
+ * the library's, and may call it: that first call in the child must leave
+ * the parent's table as the library's handler does, closing the
+ * descriptor of the call blocked in the parent's other thread.
+ */
+static atomic_bool early_armed;
+static ssize_t early_ret = -2;
+
+static void early_child(void)
+{
+	char b[64];
+
+	if (atomic_load(&early_armed))
+		early_ret = late.rf(dir_fd, "file", b, sizeof(b), 0);
+}
+
+static void *early_main(void *arg)
+{
+	char b[64];
+
+	(void)arg;
+	late.rf(dir_fd, "file", b, sizeof(b), 0);
+	atomic_store(&late.tid, gettid());
+	late.ret = late.rf(dir_fd, "fifo", b, sizeof(b), 0);
+	return NULL;
+}
+
+static void early_case(void *arg)
+{
+	long long until = t_now_ms() + 5000;
+	char path[2100];
+	int w, st = -1;
+	bool joined;
+	pthread_t t;
+	void *h;
+	pid_t pid;
+
+	(void)arg;
+	if (pthread_atfork(NULL, NULL, early_child))
+		tap_bail("pthread_atfork");
+	setenv("GETVALUES_BACKEND", "sync", 1);
+	h = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		tap_ok(false, "dlopen %s: %s", libpath, dlerror());
+		return;
+	}
+	late.rf = (readfile_fn)dlsym(h, "readfile");
+	if (!late.rf)
+		tap_bail("dlsym readfile: %s", dlerror());
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	w = open(path, O_RDWR | O_CLOEXEC);	/* writes nothing yet */
+	if (w < 0 || pthread_create(&t, NULL, early_main, NULL))
+		tap_bail("open %s, pthread_create: %s", path, strerror(errno));
+	while (t_now_ms() < until && !(atomic_load(&late.tid) &&
+				       in_read(atomic_load(&late.tid))))
+		usleep(1000);
+	tap_ok(in_read(atomic_load(&late.tid)), "a call blocks in read(2) "
+	       "in another thread");
+	atomic_store(&early_armed, true);
+	pid = fork();
+	if (pid == 0)
+		_exit((fifo_fds(w) ? 1 : 0) | (early_ret != 4 ? 2 : 0));
+	atomic_store(&early_armed, false);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	tap_ok(WIFEXITED(st) && !(WEXITSTATUS(st) & 2), "the call from a "
+	       "child handler run before the library's works");
+	tap_ok(WIFEXITED(st) && !(WEXITSTATUS(st) & 1), "the child holds no "
+	       "descriptor of the blocked call (status %#x)", st);
+	if (write(w, "x", 1) != 1)
+		tap_diag("write: %s", strerror(errno));
+	close(w);
+	joined = !t_join_within(t, 5000, NULL);
+	tap_ok(joined && late.ret == 1, "the blocked call then gives what "
+	       "was written (%zd)", late.ret);
+}
+
 int main(void)
 {
 	struct hl_backend bs[4];
@@ -423,11 +502,14 @@ int main(void)
 	build = getenv("GV_BUILD");
 	snprintf(libpath, sizeof(libpath), "%s/libgetvalues.so.0",
 		 build ? build : "");
-	if (!build || !*build || stat(libpath, &st))
-		tap_skip(3, "no shared library in $GV_BUILD to dlopen (make "
+	if (!build || !*build || stat(libpath, &st)) {
+		tap_skip(7, "no shared library in $GV_BUILD to dlopen (make "
 			 "check sets it; a static-only build has none)");
-	else
+	} else {
 		t_sub("the first call while fork() runs", 30, late_case, NULL);
+		t_sub("a call from an earlier child handler", 30, early_case,
+		      NULL);
+	}
 	close(dir_fd);
 	return tap_done();
 }
