@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * fds.c - the descriptors a running call holds, so that fork() never waits
- * for a call and a child never keeps one of them; and the calling thread's
- * id, which the library works from.
+ * for a call and a child never keeps one of them; and which process and
+ * thread the library runs in, which it works from.
  *
  * readfile() and getvalues() hold descriptors for microseconds, or for as
  * long as a read of a FIFO blocks. A fork() in another thread meanwhile
@@ -11,8 +11,8 @@
  * asked for (O_CLOEXEC only helps across exec). So every descriptor the
  * library opens is entered in a table indexed by its number, and the
  * child's fork handler closes the entries of the other threads, whose
- * calls do not go on in the child. No lock anywhere: an entry is one
- * atomic store.
+ * calls do not go on in the child. No lock anywhere: an entry is two
+ * words, each written by one atomic store.
  *
  * Why the table is shared memory (MAP_SHARED, which fork() does not copy):
  * fork(2) takes the descriptor table at one moment (copy_files()) and the
@@ -24,19 +24,28 @@
  * table. With a shared one, the child reads the parent's table as it is
  * when the child's handler runs, and must tell from it which numbers were
  * the library's when its descriptor table was taken. Hence sequence
- * numbers, in a shared header: forks started (prepare handlers run), forks
- * done (parent handlers run), children that have not yet read the table.
- * An entry records the forks done when it was made; the child of fork N
+ * numbers, in a shared header: forks started (prepare handlers run) and
+ * forks done (parent handlers run). An entry's first word records the
+ * owning thread and the forks done when it was made; the child of fork N
  * closes it only if fewer than N were done (it was made before this fork
- * was over, so its descriptor may be in the child's table). While some
- * child has not yet read the table, a close leaves a mark with the forks
- * started, kept through later entries of the same number, and the child
- * of fork N closes the numbers marked by forks N and later (closed after
- * its fork began, so open when it took the descriptor table, or opened
- * and closed since). The child then leaves the parent's table for one of
- * its own.
+ * was over, so its descriptor may be in the child's table). A close first
+ * stores the forks started into the entry's second word, where it stays
+ * through later entries of the same number, and the child of fork N closes
+ * the numbers marked by forks N and later (closed after its fork began, so
+ * open when it took the descriptor table, or opened and closed since). The
+ * child then leaves the parent's table (mapped, unused) for one of its
+ * own. The counters are 64-bit and the forks done in an entry 40-bit: a
+ * call would have to stay open across 2^39 forks for the comparison to
+ * wrap.
  *
- * An entry is made after open() returns the descriptor and cleared (or
+ * The owner is the thread's id: unique among the live threads, and no
+ * thread exits with an entry (a call closes its descriptors, a cancelled
+ * one in its cleanup handler), so the kernel's reuse of an id is harmless.
+ * The table is made at the latest by the prepare handler of the first
+ * fork, so that the child always reads the table its fork was counted in,
+ * never one another thread made while the fork ran.
+ *
+ * An entry is made after open() returns the descriptor and cleared (and
  * marked) before close(), so that it never names a number the caller may
  * already have reused. What remains is the window getvalues(3) documents:
  * a descriptor that open() returned, or that close() was about to take,
@@ -45,41 +54,46 @@
  * again while fork() ran, could be closed in the child.
  *
  * The table has two levels of GV_FD_PAGE entries, mapped on first use and
- * kept for the life of the process (8 KiB per 1024 descriptor numbers in
+ * kept for the life of the process (16 KiB per 1024 descriptor numbers in
  * use). Numbers past GV_FD_MAX (fs.nr_open's default) and entries whose
  * memory could not be mapped are not entered: the same window.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "internal.h"
 
 #define GV_FD_PAGE	1024
 #define GV_FD_PAGES	1023	/* the header takes the directory's 1024th */
 #define GV_FD_MAX	(GV_FD_PAGE * GV_FD_PAGES)
-#define GV_FD_BYTES	(GV_FD_PAGE * sizeof(uint64_t))
+#define GV_FD_BYTES	(GV_FD_PAGE * sizeof(struct gv_fd_entry))
 
 /*
- * An entry: bit 0, owned, by thread (bits 2-15) since forks done (16-39);
- * bit 1, closed while forks started (40-63) had a child that had not read
- * the table. Sequence numbers are 24-bit, compared modulo 2^24.
+ * An entry. own: bit 0, owned, by thread id (bits 1-23) since forks done
+ * (bits 24-63, the low 40 bits of the count); 0, not owned. closed: the
+ * forks started at the last close of the number, 0 if none.
  */
+struct gv_fd_entry {
+	uint64_t own;
+	uint64_t closed;
+};
+
 #define GV_FD_OWNED		1ull
-#define GV_FD_MARKED		2ull
-#define GV_FD_THREAD(v)		((uint32_t)((v) >> 2) & 0x3fff)
-#define GV_FD_DONE(v)		((uint32_t)((v) >> 16) & 0xffffff)
-#define GV_FD_STARTED(v)	((uint32_t)((v) >> 40) & 0xffffff)
-#define GV_FD_MARK_BITS		(GV_FD_MARKED | 0xffffffull << 40)
+#define GV_FD_TID(v)		((pid_t)((v) >> 1) & 0x7fffff)
+#define GV_FD_DONE(v)		((v) >> 24)
+#define GV_FD_DONE_MASK		0xffffffffffull
 
 struct gv_fd_table {
-	uint64_t *pages[GV_FD_PAGES];
-	uint32_t started;	/* forks whose prepare handler ran */
-	uint32_t done;		/* forks whose parent handler ran */
-	uint32_t unread;	/* children that have not read the table */
+	struct gv_fd_entry *pages[GV_FD_PAGES];
+	uint64_t started;	/* forks whose prepare handler ran */
+	uint64_t done;		/* forks whose parent handler ran */
 };
 
 static struct gv_fd_table *gv_fds;
@@ -88,20 +102,195 @@ static struct gv_fd_table *gv_fds;
  * a child has mapped are those its copy of this array names (a page the
  * parent maps after the child's memory was taken is not in the child).
  */
-static uint64_t *gv_fd_mapped[GV_FD_PAGES];
-/* In the forking thread's memory, for its child: which fork this is. */
-static uint32_t gv_this_fork;
-static uint32_t gv_threads;
+static struct gv_fd_entry *gv_fd_mapped[GV_FD_PAGES];
 
-/* This thread's number (the same in a fork()ed child), from 1. */
-static __thread uint32_t gv_thread_no;
-/* This thread's id, 0 until first asked for; reset in a child. */
-static __thread pid_t gv_thread_id;
+/*
+ * In the forking thread's memory, for its child: the table this fork was
+ * counted in (NULL once the parent or the child is done with it), which
+ * fork it is, and the thread's id in the parent.
+ */
+static __thread struct gv_fd_table *gv_fork_table;
+static __thread uint64_t gv_this_fork;
+static __thread pid_t gv_fork_tid;
 
-/* Serial number arithmetic, 24 bits: @a is at or after @b. */
-static bool gv_seq_ge(uint32_t a, uint32_t b)
+static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max);
+
+/*
+ * Which process this is. fork() runs our handlers in its child; _Fork(),
+ * clone(2) without CLONE_VM and a fork system call made directly run
+ * none, and leave the child a copy of our memory as it was: the thread id
+ * cached for process_vm_writev(2) (with it the child would write into its
+ * parent's memory), the thread's io_uring ring (not mapped in the child:
+ * MADV_DONTFORK) and the pointer to the parent's table. So every use of
+ * them begins with a check that this is still the process they belong to:
+ * a word in a MADV_WIPEONFORK page (Linux 4.14), which reads 0 in every
+ * child and is set at the first use in a process. That first use, at the
+ * start or in such a child, begins a new generation, in which caches made
+ * in an older one are made again. A child of fork() leaves the parent's
+ * table as the fork handler does (the first use may come before our
+ * handler, from another library's); any other child drops it without
+ * writing to it, and does not know which of its descriptors were the
+ * library's. Neither unmaps it: the child's copy of a call that a signal
+ * handler interrupted (to fork) may still be about to write one of its
+ * entries, the same entry as the parent's copy of the call writes. Where
+ * madvise() refuses MADV_WIPEONFORK (Linux 4.13 and older), getpid() is
+ * compared with the pid last seen instead: a system call per check, and a
+ * child in a new PID namespace with its parent's number goes unnoticed.
+ */
+enum { GV_SELF_NEW, GV_SELF_BUSY, GV_SELF_KNOWN };
+
+static unsigned int *gv_self;		/* the word; NULL before first use */
+static unsigned int gv_self_nowipe;	/* gv_self without MADV_WIPEONFORK */
+static pid_t gv_self_pid;		/* then: checked in; -pid while set up */
+static unsigned long gv_gen;		/* the generation, from 1 */
+
+/* This thread's id, and the generation it was asked for in. */
+static __thread struct {
+	pid_t tid;
+	unsigned long gen;
+} gv_me;
+
+static unsigned int *gv_self_word(void)
 {
-	return ((a - b) & 0xffffff) < 0x800000;
+	unsigned int *w = __atomic_load_n(&gv_self, __ATOMIC_ACQUIRE), *fresh;
+	long size = sysconf(_SC_PAGESIZE);
+
+	if (w)
+		return w;
+	fresh = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fresh == MAP_FAILED) {
+		fresh = &gv_self_nowipe;
+	} else if (madvise(fresh, size, MADV_WIPEONFORK)) {
+		munmap(fresh, size);
+		fresh = &gv_self_nowipe;
+	}
+	if (__atomic_compare_exchange_n(&gv_self, &w, fresh, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return fresh;
+	if (fresh != &gv_self_nowipe)
+		munmap(fresh, size);	/* another thread was first */
+	return w;
+}
+
+/*
+ * A new process: nothing of the parent's is used from now on. The child
+ * of a fork() counted in a table leaves it; the descriptors of this
+ * thread's own calls go into @mine, to enter in the child's table.
+ */
+static void gv_self_new(int *mine, unsigned int *nmine, unsigned int max)
+{
+	if (gv_fork_table)
+		gv_fd_leave(mine, nmine, max);
+	for (unsigned int p = 0; p < GV_FD_PAGES; p++)
+		__atomic_store_n(&gv_fd_mapped[p], NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&gv_fds, NULL, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&gv_gen, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * One thread sets the process up; the others wait for it. Signals are
+ * blocked meanwhile, so that a handler that calls us on this thread
+ * cannot wait for itself. A fork() in another thread meanwhile leaves the
+ * child to do the same for itself (the word reads 0 there, and the pid
+ * another).
+ */
+static void gv_self_renew(void)
+{
+	unsigned int *w = gv_self_word(), s, nmine = 0;
+	sigset_t all, old;
+	pid_t me, v;
+	int mine[16];
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (w != &gv_self_nowipe) {
+		s = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+		while (s != GV_SELF_KNOWN) {
+			if (s == GV_SELF_NEW &&
+			    __atomic_compare_exchange_n(w, &s, GV_SELF_BUSY,
+							false, __ATOMIC_ACQUIRE,
+							__ATOMIC_ACQUIRE)) {
+				gv_self_new(mine, &nmine, GV_ARRAY_SIZE(mine));
+				__atomic_store_n(w, GV_SELF_KNOWN,
+						 __ATOMIC_RELEASE);
+				break;
+			}
+			if (s == GV_SELF_BUSY) {
+				sched_yield();
+				s = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+			}
+		}
+	} else {
+		me = getpid();
+		v = __atomic_load_n(&gv_self_pid, __ATOMIC_ACQUIRE);
+		while (v != me) {
+			if (v == -me) {
+				sched_yield();
+				v = __atomic_load_n(&gv_self_pid,
+						    __ATOMIC_ACQUIRE);
+			} else if (__atomic_compare_exchange_n(&gv_self_pid,
+							       &v, -me, false,
+							       __ATOMIC_ACQUIRE,
+							       __ATOMIC_ACQUIRE)) {
+				gv_self_new(mine, &nmine, GV_ARRAY_SIZE(mine));
+				__atomic_store_n(&gv_self_pid, me,
+						 __ATOMIC_RELEASE);
+				break;
+			}
+		}
+	}
+	/* the process is known now: this calls no gv_self_renew() again */
+	for (unsigned int k = 0; k < nmine; k++)
+		gv_fd_own(mine[k]);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* That this is the process the caches and the table belong to. */
+static inline void gv_self_check(void)
+{
+	unsigned int *w = __atomic_load_n(&gv_self, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(w && __atomic_load_n(w, __ATOMIC_ACQUIRE) ==
+			     GV_SELF_KNOWN, 1))
+		return;
+	if (w == &gv_self_nowipe &&
+	    getpid() == __atomic_load_n(&gv_self_pid, __ATOMIC_ACQUIRE))
+		return;
+	gv_self_renew();
+}
+
+unsigned long gv_fork_gen(void)
+{
+	gv_self_check();
+	return __atomic_load_n(&gv_gen, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The id first, then its generation: a signal handler that interrupts
+ * this and calls us again on this thread never pairs the new generation
+ * with the parent's id.
+ */
+pid_t gv_tid(void)
+{
+	unsigned long gen = gv_fork_gen();
+
+	if (gv_me.gen != gen) {
+		gv_me.gen = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		gv_me.tid = (pid_t)syscall(SYS_gettid);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		gv_me.gen = gen;
+	}
+	return gv_me.tid;
+}
+
+/* Tests: check by pid from now on, as where MADV_WIPEONFORK is missing. */
+void gv_self_test_nowipe(void)
+{
+	gv_self_check();
+	__atomic_store_n(&gv_self_pid, getpid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&gv_self, &gv_self_nowipe, __ATOMIC_RELEASE);
 }
 
 /* Shared zeroed memory, its pages present (no fault later, in a fork). */
@@ -130,16 +319,13 @@ static void *gv_fd_level(void **slot, size_t size, bool make)
 	return p;
 }
 
-static uint64_t *gv_fd_slot(int fd, bool make)
+static struct gv_fd_entry *gv_fd_slot(struct gv_fd_table *t, int fd,
+				      bool make)
 {
 	unsigned int p = (unsigned int)fd / GV_FD_PAGE;
-	struct gv_fd_table *t;
-	uint64_t *page;
+	struct gv_fd_entry *page;
 
-	if (fd < 0 || fd >= GV_FD_MAX)
-		return NULL;
-	t = gv_fd_level((void **)&gv_fds, sizeof(*t), make);
-	if (!t)
+	if (!t || fd < 0 || fd >= GV_FD_MAX)
 		return NULL;
 	page = gv_fd_level((void **)&t->pages[p], GV_FD_BYTES, make);
 	if (!page)
@@ -149,55 +335,39 @@ static uint64_t *gv_fd_slot(int fd, bool make)
 	return &page[(unsigned int)fd % GV_FD_PAGE];
 }
 
-/* The mark an entry keeps while a child has not read the table. */
-static uint64_t gv_fd_mark(uint64_t old)
-{
-	if (!__atomic_load_n(&gv_fds->unread, __ATOMIC_SEQ_CST))
-		return 0;
-	return old & GV_FD_MARK_BITS;
-}
-
 int gv_fd_own(int fd)
 {
-	uint64_t *slot = gv_fd_slot(fd, true), old, new;
-	uint32_t done;
+	struct gv_fd_table *t;
+	struct gv_fd_entry *e;
+	uint64_t done;
+	pid_t tid = gv_tid();	/* checks the process */
 
-	if (!slot)
+	t = gv_fd_level((void **)&gv_fds, sizeof(*t), true);
+	e = gv_fd_slot(t, fd, true);
+	if (!e)
 		return fd;
-	if (!gv_thread_no)
-		gv_thread_no = (__atomic_add_fetch(&gv_threads, 1,
-						   __ATOMIC_RELAXED) &
-				0x3fff) ?: 1;
-	old = __atomic_load_n(slot, __ATOMIC_SEQ_CST);
-	do {
-		done = __atomic_load_n(&gv_fds->done, __ATOMIC_SEQ_CST);
-		new = GV_FD_OWNED | (uint64_t)gv_thread_no << 2 |
-		      (uint64_t)(done & 0xffffff) << 16 | gv_fd_mark(old);
-	} while (!__atomic_compare_exchange_n(slot, &old, new, false,
-					      __ATOMIC_SEQ_CST,
-					      __ATOMIC_SEQ_CST));
+	done = __atomic_load_n(&t->done, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&e->own, GV_FD_OWNED |
+			 (uint64_t)(tid & 0x7fffff) << 1 |
+			 (done & GV_FD_DONE_MASK) << 24, __ATOMIC_SEQ_CST);
 	return fd;
 }
 
 void gv_fd_disown(int fd)
 {
-	uint64_t *slot = gv_fd_slot(fd, false), old, new;
-	uint32_t started;
+	struct gv_fd_table *t;
+	struct gv_fd_entry *e;
 
-	if (!slot)
+	gv_self_check();
+	t = __atomic_load_n(&gv_fds, __ATOMIC_ACQUIRE);
+	e = gv_fd_slot(t, fd, false);
+	if (!e)
 		return;
-	old = __atomic_load_n(slot, __ATOMIC_SEQ_CST);
-	do {
-		new = 0;
-		if (__atomic_load_n(&gv_fds->unread, __ATOMIC_SEQ_CST)) {
-			started = __atomic_load_n(&gv_fds->started,
-						  __ATOMIC_SEQ_CST);
-			new = GV_FD_MARKED |
-			      (uint64_t)(started & 0xffffff) << 40;
-		}
-	} while (!__atomic_compare_exchange_n(slot, &old, new, false,
-					      __ATOMIC_SEQ_CST,
-					      __ATOMIC_SEQ_CST));
+	/* marked before the entry goes, so that a child always sees one */
+	__atomic_store_n(&e->closed, __atomic_load_n(&t->started,
+						     __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&e->own, 0, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -218,86 +388,91 @@ void gv_fd_close_cleanup(void *arg)
 	gv_fd_close(*(int *)arg);
 }
 
-pid_t gv_tid(void)
+/* Tests: @n forks more started and done, as if they had been made. */
+void gv_fd_test_forks(uint64_t n)
 {
-	if (!gv_thread_id)
-		gv_thread_id = (pid_t)syscall(SYS_gettid);
-	return gv_thread_id;
+	struct gv_fd_table *t;
+
+	gv_self_check();
+	t = gv_fd_level((void **)&gv_fds, sizeof(*t), true);
+	if (t) {
+		__atomic_add_fetch(&t->started, n, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&t->done, n, __ATOMIC_SEQ_CST);
+	}
 }
 
+/*
+ * The table is made here if no call has made it yet: a table that another
+ * thread made while this fork ran would count no fork, and the child could
+ * not tell which of its entries were in its descriptor table.
+ */
 static void gv_fork_prepare(void)
 {
-	struct gv_fd_table *t = __atomic_load_n(&gv_fds, __ATOMIC_ACQUIRE);
+	struct gv_fd_table *t;
 
+	gv_fork_tid = gv_tid();	/* not a table inherited without handlers */
+	t = gv_fd_level((void **)&gv_fds, sizeof(*t), true);
 	if (!t)
 		return;
-	/* a fork that fails leaves unread raised: marks then, no harm */
-	__atomic_add_fetch(&t->unread, 1, __ATOMIC_SEQ_CST);
 	gv_this_fork = __atomic_add_fetch(&t->started, 1, __ATOMIC_SEQ_CST);
+	gv_fork_table = t;
 }
 
 static void gv_fork_parent(void)
 {
-	struct gv_fd_table *t = __atomic_load_n(&gv_fds, __ATOMIC_ACQUIRE);
+	struct gv_fd_table *t = gv_fork_table;
 
+	gv_fork_table = NULL;
 	if (t)
 		__atomic_add_fetch(&t->done, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Whether the child of this fork closes the number of entry @v. */
-static bool gv_fd_child_closes(uint64_t v)
+/* Whether the child of this fork closes the number of an entry. */
+static bool gv_fd_child_closes(uint64_t own, uint64_t closed)
 {
-	uint32_t fork = gv_this_fork & 0xffffff;
+	uint64_t fork = gv_this_fork;
 
 	/* closed after this fork began */
-	if ((v & GV_FD_MARKED) && gv_seq_ge(GV_FD_STARTED(v), fork))
+	if (closed >= fork)
 		return true;
 	/* owned by another thread since before this fork was over */
-	return (v & GV_FD_OWNED) && GV_FD_THREAD(v) != gv_thread_no &&
-	       !gv_seq_ge(GV_FD_DONE(v), fork);
+	return (own & GV_FD_OWNED) && GV_FD_TID(own) != gv_fork_tid &&
+	       ((GV_FD_DONE(own) - fork) & GV_FD_DONE_MASK) >
+	       GV_FD_DONE_MASK / 2;
 }
 
 /*
  * In the child, only the thread that called fork() exists: the calls of
  * the others do not go on, so their descriptors go. This thread's own (a
  * fork() from a signal handler that interrupted a call) stay, and its call
- * closes them: they move to the child's own table.
+ * closes them: they go into @mine, for the child's own table.
  */
-static void gv_fork_child(void)
+static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max)
 {
-	struct gv_fd_table *t = gv_fds;
-	int mine[16];
-	unsigned int nmine = 0;
-
-	gv_thread_id = 0;
-	if (!t)
-		return;
+	gv_fork_table = NULL;
 	for (unsigned int p = 0; p < GV_FD_PAGES; p++) {
-		uint64_t *page = gv_fd_mapped[p];
+		struct gv_fd_entry *page = gv_fd_mapped[p];
 
 		for (unsigned int i = 0; page && i < GV_FD_PAGE; i++) {
-			uint64_t v = __atomic_load_n(&page[i],
-						     __ATOMIC_SEQ_CST);
+			uint64_t own = __atomic_load_n(&page[i].own,
+						       __ATOMIC_SEQ_CST);
+			uint64_t closed = __atomic_load_n(&page[i].closed,
+							  __ATOMIC_SEQ_CST);
 			int fd = (int)(p * GV_FD_PAGE + i);
 
-			if ((v & GV_FD_OWNED) &&
-			    GV_FD_THREAD(v) == gv_thread_no &&
-			    nmine < GV_ARRAY_SIZE(mine))
-				mine[nmine++] = fd;
-			else if (gv_fd_child_closes(v))
+			if ((own & GV_FD_OWNED) &&
+			    GV_FD_TID(own) == gv_fork_tid && *nmine < max)
+				mine[(*nmine)++] = fd;
+			else if (gv_fd_child_closes(own, closed))
 				syscall(SYS_close, fd);
 		}
 	}
-	__atomic_sub_fetch(&t->unread, 1, __ATOMIC_SEQ_CST);
-	for (unsigned int p = 0; p < GV_FD_PAGES; p++) {
-		if (gv_fd_mapped[p])
-			munmap(gv_fd_mapped[p], GV_FD_BYTES);
-		gv_fd_mapped[p] = NULL;
-	}
-	munmap(t, sizeof(*t));
-	gv_fds = NULL;
-	for (unsigned int k = 0; k < nmine; k++)
-		gv_fd_own(mine[k]);
+}
+
+/* The child's first check leaves the parent's table: gv_self_new(). */
+static void gv_fork_child(void)
+{
+	gv_self_check();
 }
 
 /*

@@ -6,9 +6,10 @@
  * A ring's own descriptor is registered with the ring and then closed, so
  * no descriptor survives a call; its sparse table of direct descriptors is
  * registered once, sized to what RLIMIT_NOFILE allows (the kernel refuses
- * a table larger than the limit); its memory is MADV_DONTFORK. A child
- * after fork() sees a new fork generation and builds its own ring without
- * touching the parent's. io_uring that is missing, disabled
+ * a table larger than the limit); its memory is MADV_DONTFORK. A child of
+ * fork(), or of _Fork() or clone(2) that run no fork handlers, is in a new
+ * generation (fds.c) and builds its own ring without touching the
+ * parent's. io_uring that is missing, disabled
  * (io_uring_disabled), filtered by seccomp (EPERM, ENOSYS) or lacking an
  * opcode makes the probe fail: auto then never uses it and a forced uring
  * gets ENOSYS. A seccomp filter installed later, which refuses
@@ -31,11 +32,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "internal.h"
 #include "uring.h"
 
 static __thread struct gv_ring gv_tring;
-static unsigned long gv_fork_gen;
 static pthread_key_t gv_ring_key;
 static bool gv_ring_key_made;
 static pthread_once_t gv_ring_once = PTHREAD_ONCE_INIT;
@@ -60,23 +61,15 @@ static void gv_ring_destroy(void *arg)
 {
 	struct gv_ring *r = arg;
 
-	if (r->ready &&
-	    r->gen == __atomic_load_n(&gv_fork_gen, __ATOMIC_RELAXED))
+	if (r->ready && r->gen == gv_fork_gen())
 		gv_ring_unmap(&r->ring);
 	free(r->stage);
 	memset(r, 0, sizeof(*r));
 }
 
-/* In a fork()ed child: the parent's rings are not ours (nor mapped). */
-static void gv_uring_atfork_child(void)
-{
-	__atomic_add_fetch(&gv_fork_gen, 1, __ATOMIC_RELAXED);
-}
-
 static void gv_ring_init_once(void)
 {
 	gv_ring_key_made = !pthread_key_create(&gv_ring_key, gv_ring_destroy);
-	pthread_atfork(NULL, NULL, gv_uring_atfork_child);
 }
 
 /* dlclose(): no destructor of ours may run once our code is unmapped. */
@@ -226,10 +219,10 @@ static void gv_uring_refuse(void)
 struct gv_ring *gv_ring_get(int *err)
 {
 	struct gv_ring *r = &gv_tring;
-	unsigned long gen = __atomic_load_n(&gv_fork_gen, __ATOMIC_RELAXED);
+	unsigned long gen = gv_fork_gen();
 
 	if (r->ready && r->gen != gen) {
-		/* made by our parent before fork(): not mapped here */
+		/* made in our parent before it forked: not mapped here */
 		free(r->stage);
 		memset(r, 0, sizeof(*r));
 	}
