@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -59,22 +60,49 @@ static void make_files(struct files *f, const char *tag)
 	}
 }
 
-/* Drop the files' pages, so that auto finds them cold. */
-static void evict(const struct files *f)
+/*
+ * Drop the files' pages, so that auto finds them cold; false if they are
+ * still cached after a few tries. A page just read may sit in another
+ * CPU's batch of pages on their way to the LRU, where POSIX_FADV_DONTNEED
+ * does not reach it: check with mincore(2) (a read, even RWF_NOWAIT, would
+ * start readahead), and try again.
+ */
+static bool evict(const struct files *f)
 {
-	for (int i = 0; i < FILES; i++) {
-		char name[16];
-		int fd;
+	struct statfs sfs;
 
-		snprintf(name, sizeof(name), "f%d", i);
-		fd = openat(f->dir, name, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
+	/* tmpfs: its pages are the files, nothing to drop */
+	if (!fstatfs(f->dir, &sfs) && sfs.f_type == TMPFS_MAGIC)
+		return true;
+	for (int tries = 0; tries < 20; tries++) {
+		bool cold = true;
+
+		for (int i = 0; i < FILES; i++) {
+			unsigned char in = 0;
+			char name[16];
+			void *map;
+			int fd;
+
+			snprintf(name, sizeof(name), "f%d", i);
+			fd = openat(f->dir, name, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
 			/* dirty pages are not dropped: write them first */
 			fdatasync(fd);
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			map = mmap(NULL, 1, PROT_READ, MAP_SHARED, fd, 0);
+			if (map != MAP_FAILED) {
+				if (mincore(map, 1, &in) || (in & 1))
+					cold = false;
+				munmap(map, 1);
+			}
 			close(fd);
 		}
+		if (cold)
+			return true;
+		usleep(20000);
 	}
+	return false;
 }
 
 /*
@@ -703,8 +731,8 @@ static int auto_fetch(const struct files *f, int n, bool cold)
 	struct name_val vec[FILES];
 	char buf[FILES * 64];
 
-	if (cold)
-		evict(f);
+	if (cold && !evict(f))
+		return -2;
 	for (int i = 0; i < n; i++)
 		vec[i] = (struct name_val){ .name = names[i] };
 	vec[0].value_in = (struct iovec){ buf, sizeof(buf) };
@@ -730,6 +758,11 @@ static void expect_auto(const struct files *f, const char *fs, int n,
 {
 	int got = auto_fetch(f, n, cold);
 
+	if (got == -2) {
+		tap_skip(1, "auto, %d cold files on %s: the page cache keeps "
+			 "them here (POSIX_FADV_DONTNEED)", n, fs);
+		return;
+	}
 	tap_ok(got == want, "auto, %d %s files on %s: %s", n,
 	       cold ? "cold" : "cached", fs, fetched_by(want));
 	if (got != want)

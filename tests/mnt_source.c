@@ -255,11 +255,12 @@ static int auto_opens_nothing(void)
 {
 	/*
 	 * Before Linux 6.15 statmount() cannot say that a file system type
-	 * has no subtype (STATMOUNT_SUPPORTED_MASK), so the library takes
-	 * fstype from mountinfo there (statmount.c): refused, EACCES.
+	 * has no subtype, or a mount no source (STATMOUNT_SUPPORTED_MASK),
+	 * so the library takes those from mountinfo there (statmount.c):
+	 * refused, EACCES.
 	 */
 	if (!statmount_says_supported()) {
-		excused = 1u << MF_FSTYPE;
+		excused = 1u << MF_FSTYPE | 1u << MF_SOURCE;
 		excuse_err = EACCES;
 	}
 	deny_open(EACCES);
