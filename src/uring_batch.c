@@ -152,6 +152,34 @@ static bool gv_overlaps_other(const struct name_val *vec, size_t num,
 	return false;
 }
 
+/*
+ * Memory that requests of a broken ring may still write into: never freed,
+ * and kept reachable (a leak checker would report it otherwise). At most
+ * one batch's worth per ring that breaks, which happens once a process.
+ */
+struct gv_grave {
+	struct gv_grave *next;
+	void *mem;
+};
+
+static struct gv_grave *gv_graves;
+
+static void gv_bury(void *mem)
+{
+	struct gv_grave *g = malloc(sizeof(*g));
+
+	if (!g || !mem) {
+		free(g);
+		return;		/* left unreachable: no harm but the report */
+	}
+	g->mem = mem;
+	g->next = __atomic_load_n(&gv_graves, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&gv_graves, &g->next, g, true,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+}
+
 void gv_uring_batch_free(struct gv_batch *b)
 {
 	if (!b)
@@ -165,15 +193,21 @@ void gv_uring_batch_free(struct gv_batch *b)
 	 * the staging memory later, and their end-of-file bytes in the jobs:
 	 * both are left to them, never reused (getvalues(3), BUGS).
 	 */
-	if (b->lost)
+	if (b->lost) {
+		gv_bury(b->jobs);
 		b->jobs = NULL;
-	if (!b->lost) {
-		for (size_t k = 0; k < b->nchunks; k++)
+	}
+	for (size_t k = 0; k < b->nchunks; k++) {
+		if (!b->lost)
 			free(b->chunks[k]);
-		if (b->kept)
-			b->kept->stage_busy = false;
-	} else if (b->kept) {
-		b->kept->stage = NULL;
+		else
+			gv_bury(b->chunks[k]);
+	}
+	if (b->kept) {
+		if (b->lost) {
+			gv_bury(b->kept->stage);
+			b->kept->stage = NULL;
+		}
 		b->kept->stage_busy = false;
 	}
 	free(b->chunks);
