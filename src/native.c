@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -119,12 +120,24 @@ static int gv_native_probe(void)
 				  gv_backend_forced() == GV_BACKEND_NATIVE);
 }
 
+/*
+ * readfile(3) is a cancellation point, as open(2) and read(2) are; so is
+ * the native call, which may wait as they do (a FIFO, a terminal). It is
+ * made with asynchronous cancellation enabled: the kernel closes its file
+ * before it returns to user space, whether it returns or is interrupted,
+ * so a cancellation acted upon at any instant leaves nothing behind.
+ */
 static ssize_t gv_native_readfile(int dfd, const char *path, void *buf,
 				  size_t size, int flags)
 {
-	long r = syscall(GV_NR_READFILE, dfd, path, buf, size, flags);
+	int type, err;
+	long r;
 
-	return r < 0 ? -errno : r;
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+	r = syscall(GV_NR_READFILE, dfd, path, buf, size, flags);
+	err = errno;
+	pthread_setcanceltype(type, NULL);
+	return r < 0 ? -err : r;
 }
 
 static int gv_native_getvalues(int dfd, const char *path,

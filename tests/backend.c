@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -60,49 +59,15 @@ static void make_files(struct files *f, const char *tag)
 	}
 }
 
-/*
- * Drop the files' pages, so that auto finds them cold; false if they are
- * still cached after a few tries. A page just read may sit in another
- * CPU's batch of pages on their way to the LRU, where POSIX_FADV_DONTNEED
- * does not reach it: check with mincore(2) (a read, even RWF_NOWAIT, would
- * start readahead), and try again.
- */
+/* Drop the files' pages, so that auto finds them cold (t_evict()). */
 static bool evict(const struct files *f)
 {
-	struct statfs sfs;
+	static const char *const names[FILES] = {
+		"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9",
+		"f10", "f11",
+	};
 
-	/* tmpfs: its pages are the files, nothing to drop */
-	if (!fstatfs(f->dir, &sfs) && sfs.f_type == TMPFS_MAGIC)
-		return true;
-	for (int tries = 0; tries < 20; tries++) {
-		bool cold = true;
-
-		for (int i = 0; i < FILES; i++) {
-			unsigned char in = 0;
-			char name[16];
-			void *map;
-			int fd;
-
-			snprintf(name, sizeof(name), "f%d", i);
-			fd = openat(f->dir, name, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			/* dirty pages are not dropped: write them first */
-			fdatasync(fd);
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-			map = mmap(NULL, 1, PROT_READ, MAP_SHARED, fd, 0);
-			if (map != MAP_FAILED) {
-				if (mincore(map, 1, &in) || (in & 1))
-					cold = false;
-				munmap(map, 1);
-			}
-			close(fd);
-		}
-		if (cold)
-			return true;
-		usleep(20000);
-	}
-	return false;
+	return t_evict(f->dir, names, FILES);
 }
 
 /*

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "lib/tap.h"
@@ -180,4 +183,41 @@ int t_list_fds(int *fds, int max)
 int t_count_fds(void)
 {
 	return t_list_fds(NULL, 0);
+}
+
+bool t_evict(int dfd, const char *const *names, int n)
+{
+	struct statfs sfs;
+
+	if (!fstatfs(dfd, &sfs) && (sfs.f_type == TMPFS_MAGIC ||
+				    sfs.f_type == RAMFS_MAGIC))
+		return true;
+	for (int tries = 0; tries < 20; tries++) {
+		bool cold = true;
+
+		for (int i = 0; i < n; i++) {
+			int fd = openat(dfd, names[i], O_RDONLY | O_NONBLOCK |
+					O_NOFOLLOW | O_CLOEXEC);
+			unsigned char in = 0;
+			void *map;
+
+			if (fd < 0)
+				continue;
+			/* dirty pages are not dropped: write them first */
+			fdatasync(fd);
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			/* a read, even RWF_NOWAIT, would start readahead */
+			map = mmap(NULL, 1, PROT_READ, MAP_SHARED, fd, 0);
+			if (map != MAP_FAILED) {
+				if (mincore(map, 1, &in) || (in & 1))
+					cold = false;
+				munmap(map, 1);
+			}
+			close(fd);
+		}
+		if (cold)
+			return true;
+		usleep(20000);
+	}
+	return false;
 }

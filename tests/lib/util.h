@@ -27,6 +27,15 @@ int t_count_fds(void);
 /* Fill @fds with the open descriptor numbers; returns how many. */
 int t_list_fds(int *fds, int max);
 
+/*
+ * Drop the page cache of @n files @names under @dfd, and check with
+ * mincore(2) that it is gone (a page may linger in another CPU's batch on
+ * its way to the LRU, beyond POSIX_FADV_DONTNEED's reach: tried again for
+ * a while). true when every file is cold, or on tmpfs/ramfs (nothing to
+ * drop: the pages are the files); false if some page stays cached.
+ */
+bool t_evict(int dfd, const char *const *names, int n);
+
 /* Remove a directory tree; errors are ignored. */
 void t_rm_rf(const char *path);
 
