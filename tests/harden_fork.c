@@ -39,24 +39,28 @@ static struct stat fifo_st;
 enum where { IN_OPEN, IN_READ };
 static const char *const where_names[] = { "open()", "read()" };
 
-/* Descriptors of the FIFO in this process, but @except. */
-static int fifo_fds(int except)
+/*
+ * Let a reader of the FIFO finish: words[] written through the writer @fd,
+ * or through one opened now if @fd < 0 (none if no reader holds the FIFO),
+ * which then goes.
+ */
+static void write_and_go(int fd)
 {
-	int fds[1024], n = t_list_fds(fds, 1024), count = 0;
+	char path[2100];
 
-	for (int i = 0; i < n && i < 1024; i++) {
-		struct stat st;
-
-		if (fds[i] != except && !fstat(fds[i], &st) &&
-		    st.st_dev == fifo_st.st_dev && st.st_ino == fifo_st.st_ino)
-			count++;
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "%s/fifo", top);
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	}
-	return count;
+	if (fd < 0)
+		return;
+	if (write(fd, words, strlen(words)) < 0)
+		tap_diag("write: %s", strerror(errno));
+	close(fd);
 }
 
 struct watchdog {
 	atomic_bool forked, fired;
-	int writer;		/* opened by the watchdog if it fires */
 	atomic_int *own;	/* the test's writer, closed if it fires */
 };
 
@@ -68,7 +72,6 @@ static void *watchdog_main(void *p)
 {
 	struct watchdog *w = p;
 	long long until = t_now_ms() + FORK_MS;
-	char path[2100];
 
 	while (t_now_ms() < until)
 		if (atomic_load(&w->forked))
@@ -76,12 +79,7 @@ static void *watchdog_main(void *p)
 		else
 			usleep(2000);
 	atomic_store(&w->fired, true);
-	snprintf(path, sizeof(path), "%s/fifo", top);
-	w->writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	if (w->writer >= 0 && write(w->writer, words, strlen(words)) < 0)
-		tap_diag("watchdog: %s", strerror(errno));
-	if (w->writer >= 0)
-		close(w->writer);
+	write_and_go(-1);
 	if (atomic_load(w->own) >= 0)
 		close(atomic_exchange(w->own, -1));
 	return NULL;
@@ -94,7 +92,7 @@ static void *watchdog_main(void *p)
  */
 static bool fork_watched(atomic_int *own, int *child_fds)
 {
-	struct watchdog w = { .writer = -1, .own = own };
+	struct watchdog w = { .own = own };
 	int except = atomic_load(own);
 	int p[2], status;
 	pthread_t t;
@@ -107,7 +105,7 @@ static bool fork_watched(atomic_int *own, int *child_fds)
 		tap_bail("watchdog: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
-		int n = fifo_fds(except);
+		int n = hl_fifo_fds(&fifo_st, except);
 
 		if (write(p[1], &n, sizeof(n)) != sizeof(n))
 			_exit(1);
@@ -139,7 +137,7 @@ static void fork_case(void *arg)
 	static struct hl_reader r;
 	atomic_int own = -1;
 	char path[2100];
-	int child_fds, fd;
+	int child_fds;
 	pthread_t t;
 	bool asleep;
 
@@ -163,14 +161,7 @@ static void fork_case(void *arg)
 		    "FIFO", be);
 
 	/* let the reader finish: the writer writes and goes */
-	fd = atomic_exchange(&own, -1);
-	if (fd < 0)
-		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, words, strlen(words)) < 0)
-			tap_diag("write: %s", strerror(errno));
-		close(fd);
-	}
+	write_and_go(atomic_exchange(&own, -1));
 	if (t_join_within(t, 5000, NULL)) {
 		tap_ok(false, "%s: the blocked readfile() ends once the writer "
 		       "has written and gone", be);
@@ -179,8 +170,8 @@ static void fork_case(void *arg)
 	tap_ok(r.ret == (ssize_t)strlen(words) && !memcmp(r.buf, words,
 							  strlen(words)),
 	       "%s: the blocked readfile() gives what the writer wrote", be);
-	tap_is_long(fifo_fds(-1), 0, "%s: no descriptor of the FIFO is left",
-		    be);
+	tap_is_long(hl_fifo_fds(&fifo_st, -1), 0, "%s: no descriptor of the "
+		    "FIFO is left", be);
 }
 
 static void cancel_case(void *arg)
@@ -208,21 +199,15 @@ static void cancel_case(void *arg)
 		 * cancellation there): let the call end, and it is cancelled
 		 * after, or returns.
 		 */
-		fd = atomic_exchange(&own, -1);
-		if (fd < 0)
-			fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd >= 0 && write(fd, words, strlen(words)) < 0)
-			tap_diag("write: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		write_and_go(atomic_exchange(&own, -1));
 		if (!tap_ok(!t_join_within(t, 3000, NULL), "%s: a thread "
 			    "cancelled in readfile()'s %s ends once the FIFO "
 			    "ends", be, in))
 			return;
 	}
-	tap_is_long(fifo_fds(atomic_load(&own)), 0, "%s: cancelled in "
-		    "readfile()'s %s: no descriptor of the FIFO is left", be,
-		    in);
+	tap_is_long(hl_fifo_fds(&fifo_st, atomic_load(&own)), 0, "%s: "
+		    "cancelled in readfile()'s %s: no descriptor of the FIFO "
+		    "is left", be, in);
 	tap_ok(fork_watched(&own, &child_fds), "%s: cancelled in readfile()'s "
 	       "%s: the next fork() returns within %d ms", be, in, FORK_MS);
 	fd = atomic_exchange(&own, -1);
@@ -245,12 +230,7 @@ int main(void)
 	 * write racing with that gets EPIPE, not the signal.
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(top, sizeof(top), "%s", t_tmpdir("fork"));
-	dir_fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0 || mkfifoat(dir_fd, "fifo", 0600) ||
-	    fstatat(dir_fd, "fifo", &fifo_st, 0) ||
-	    t_write_file(dir_fd, "file", "file", 4, 0644))
-		tap_bail("setup in %s: %s", top, strerror(errno));
+	dir_fd = hl_fifo_dir("fork", top, sizeof(top), &fifo_st);
 
 	n = hl_backends(bs, 10);
 	for (int i = 0; i < n; i++)

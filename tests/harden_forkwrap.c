@@ -159,19 +159,26 @@ static void nohandlers_case(void *arg)
 		    be, way);
 }
 
-/* Descriptors of the FIFO in this process, but @except. */
-static int fifo_fds(int except)
+/* A writer of the FIFO that writes nothing yet: its readers block. */
+static int fifo_writer(void)
 {
-	int fds[1024], n = t_list_fds(fds, 1024), count = 0;
+	char path[2100];
+	int w;
 
-	for (int i = 0; i < n && i < 1024; i++) {
-		struct stat st;
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	w = open(path, O_RDWR | O_CLOEXEC);
+	if (w < 0)
+		tap_bail("open %s: %s", path, strerror(errno));
+	return w;
+}
 
-		if (fds[i] != except && !fstat(fds[i], &st) &&
-		    st.st_dev == fifo_st.st_dev && st.st_ino == fifo_st.st_ino)
-			count++;
-	}
-	return count;
+/* Write a byte through the writer @w and close it: whether @t then ends. */
+static bool release(int w, pthread_t t)
+{
+	if (write(w, "x", 1) != 1)
+		tap_diag("write: %s", strerror(errno));
+	close(w);
+	return !t_join_within(t, 5000, NULL);
 }
 
 /*
@@ -181,7 +188,6 @@ static int fifo_fds(int except)
 static void fork_blocked(const char *what, int keep)
 {
 	static struct hl_reader r;
-	char path[2100];
 	int w, st = -1;
 	bool joined;
 	pthread_t t;
@@ -191,16 +197,13 @@ static void fork_blocked(const char *what, int keep)
 		.backend = GV_BACKEND_SYNC, .dfd = dir_fd,
 		.name = "fifo", .warm = "file",
 	};
-	snprintf(path, sizeof(path), "%s/fifo", top);
-	w = open(path, O_RDWR | O_CLOEXEC);	/* writes nothing yet */
-	if (w < 0)
-		tap_bail("open %s: %s", path, strerror(errno));
+	w = fifo_writer();
 	if (!tap_ok(hl_reader_start(&r, &t, 0), "%s: readfile() of the FIFO "
 		    "blocks", what))
 		return;
 	pid = fork();
 	if (pid == 0)
-		_exit((fifo_fds(w) ? 1 : 0) |
+		_exit((hl_fifo_fds(&fifo_st, w) ? 1 : 0) |
 		      (keep >= 0 && fcntl(keep, F_GETFD) < 0 ? 2 : 0));
 	if (pid > 0)
 		waitpid(pid, &st, 0);
@@ -209,10 +212,7 @@ static void fork_blocked(const char *what, int keep)
 	if (keep >= 0)
 		tap_ok(WIFEXITED(st) && !(WEXITSTATUS(st) & 2), "%s: the child "
 		       "keeps the caller's descriptor %d", what, keep);
-	if (write(w, "x", 1) != 1)
-		tap_diag("write: %s", strerror(errno));
-	close(w);
-	joined = !t_join_within(t, 5000, NULL);
+	joined = release(w, t);
 	tap_ok(joined && r.ret == 1, "%s: the blocked readfile() then gives "
 	       "what was written (%zd)", what, r.ret);
 }
@@ -346,48 +346,59 @@ static void late_prepare(void)
 		usleep(1000);
 }
 
+/*
+ * Load the library now, after the fork handlers this process registered,
+ * on the sync backend (its readfile() into late.rf), and start @fn as *@t;
+ * returns a writer of the FIFO that writes nothing yet. -1 (a failed
+ * check) if the library cannot be loaded.
+ */
+static int load_and_start(void *(*fn)(void *), pthread_t *t)
+{
+	void *h;
+	int w;
+
+	setenv("GETVALUES_BACKEND", "sync", 1);
+	h = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		tap_ok(false, "dlopen %s: %s", libpath, dlerror());
+		return -1;
+	}
+	late.rf = (readfile_fn)dlsym(h, "readfile");
+	if (!late.rf)
+		tap_bail("dlsym readfile: %s", dlerror());
+	w = fifo_writer();
+	if (pthread_create(t, NULL, fn, NULL))
+		tap_bail("pthread_create: %s", strerror(errno));
+	return w;
+}
+
 static void late_case(void *arg)
 {
-	char path[2100];
 	int w, st = -1;
 	bool joined;
 	pthread_t t;
-	void *h;
 	pid_t pid;
 
 	(void)arg;
 	if (pthread_atfork(late_prepare, NULL, NULL) ||
 	    sem_init(&late.go, 0, 0))
 		tap_bail("pthread_atfork, sem_init");
-	setenv("GETVALUES_BACKEND", "sync", 1);
-	h = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		tap_ok(false, "dlopen %s: %s", libpath, dlerror());
+	w = load_and_start(late_main, &t);
+	if (w < 0)
 		return;
-	}
-	late.rf = (readfile_fn)dlsym(h, "readfile");
-	if (!late.rf)
-		tap_bail("dlsym readfile: %s", dlerror());
-	snprintf(path, sizeof(path), "%s/fifo", top);
-	w = open(path, O_RDWR | O_CLOEXEC);	/* writes nothing yet */
-	if (w < 0 || pthread_create(&t, NULL, late_main, NULL))
-		tap_bail("open %s, pthread_create: %s", path, strerror(errno));
 	while (!atomic_load(&late.tid))
 		usleep(1000);
 	atomic_store(&late.armed, true);
 	pid = fork();
 	if (pid == 0)
-		_exit(fifo_fds(w) ? 1 : 0);
+		_exit(hl_fifo_fds(&fifo_st, w) ? 1 : 0);
 	tap_ok(in_read(atomic_load(&late.tid)), "the first call, made while "
 	       "fork() ran, blocks in read(2)");
 	if (pid > 0)
 		waitpid(pid, &st, 0);
 	tap_ok(WIFEXITED(st) && !WEXITSTATUS(st), "the child of that fork() "
 	       "holds no descriptor of the call (status %#x)", st);
-	if (write(w, "x", 1) != 1)
-		tap_diag("write: %s", strerror(errno));
-	close(w);
-	joined = !t_join_within(t, 5000, NULL);
+	joined = release(w, t);
 	tap_ok(joined && late.ret == 1, "the call then gives what was "
 	       "written (%zd)", late.ret);
 }
@@ -423,29 +434,17 @@ static void *early_main(void *arg)
 static void early_case(void *arg)
 {
 	long long until = t_now_ms() + 5000;
-	char path[2100];
 	int w, st = -1;
 	bool joined;
 	pthread_t t;
-	void *h;
 	pid_t pid;
 
 	(void)arg;
 	if (pthread_atfork(NULL, NULL, early_child))
 		tap_bail("pthread_atfork");
-	setenv("GETVALUES_BACKEND", "sync", 1);
-	h = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		tap_ok(false, "dlopen %s: %s", libpath, dlerror());
+	w = load_and_start(early_main, &t);
+	if (w < 0)
 		return;
-	}
-	late.rf = (readfile_fn)dlsym(h, "readfile");
-	if (!late.rf)
-		tap_bail("dlsym readfile: %s", dlerror());
-	snprintf(path, sizeof(path), "%s/fifo", top);
-	w = open(path, O_RDWR | O_CLOEXEC);	/* writes nothing yet */
-	if (w < 0 || pthread_create(&t, NULL, early_main, NULL))
-		tap_bail("open %s, pthread_create: %s", path, strerror(errno));
 	while (t_now_ms() < until && !(atomic_load(&late.tid) &&
 				       in_read(atomic_load(&late.tid))))
 		usleep(1000);
@@ -454,7 +453,8 @@ static void early_case(void *arg)
 	atomic_store(&early_armed, true);
 	pid = fork();
 	if (pid == 0)
-		_exit((fifo_fds(w) ? 1 : 0) | (early_ret != 4 ? 2 : 0));
+		_exit((hl_fifo_fds(&fifo_st, w) ? 1 : 0) |
+		      (early_ret != 4 ? 2 : 0));
 	atomic_store(&early_armed, false);
 	if (pid > 0)
 		waitpid(pid, &st, 0);
@@ -462,10 +462,7 @@ static void early_case(void *arg)
 	       "child handler run before the library's works");
 	tap_ok(WIFEXITED(st) && !(WEXITSTATUS(st) & 1), "the child holds no "
 	       "descriptor of the blocked call (status %#x)", st);
-	if (write(w, "x", 1) != 1)
-		tap_diag("write: %s", strerror(errno));
-	close(w);
-	joined = !t_join_within(t, 5000, NULL);
+	joined = release(w, t);
 	tap_ok(joined && late.ret == 1, "the blocked call then gives what "
 	       "was written (%zd)", late.ret);
 }
@@ -478,12 +475,7 @@ int main(void)
 	int n;
 
 	alarm(300);	/* t_sub() bounds each case; this, the whole */
-	snprintf(top, sizeof(top), "%s", t_tmpdir("forkwrap"));
-	dir_fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0 || mkfifoat(dir_fd, "fifo", 0600) ||
-	    fstatat(dir_fd, "fifo", &fifo_st, 0) ||
-	    t_write_file(dir_fd, "file", "file", 4, 0644))
-		tap_bail("setup in %s: %s", top, strerror(errno));
+	dir_fd = hl_fifo_dir("forkwrap", top, sizeof(top), &fifo_st);
 
 	n = hl_backends(bs, 4 * 6);
 	for (int i = 0; i < n; i++)

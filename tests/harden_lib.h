@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * harden_lib.h - what the hardening tests (issue 14, SPEC version 2) share:
- * the backends each check runs on, and one-entry getvalues() calls that
- * describe what came back.
+ * the backends each check runs on, one-entry getvalues() calls that
+ * describe what came back, readers blocked in readfile(), and scratch
+ * directories with a FIFO whose descriptors a process can count.
  */
 #ifndef GV_TEST_HARDEN_LIB_H
 #define GV_TEST_HARDEN_LIB_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <getvalues.h>
@@ -19,6 +22,7 @@
 #include "internal.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
+#include "lib/util.h"
 
 struct hl_backend {
 	enum gv_backend_id id;
@@ -154,6 +158,52 @@ static inline bool hl_reader_start(struct hl_reader *r, pthread_t *t,
 	if (settle_ms)
 		usleep(settle_ms * 1000);
 	return !atomic_load(&r->done);
+}
+
+/*
+ * A fresh scratch directory tagged @tag: its path into @top (@size bytes),
+ * and the directory opened O_PATH, returned. Bails out on failure.
+ */
+static inline int hl_tmpdir(const char *tag, char *top, size_t size)
+{
+	int fd;
+
+	snprintf(top, size, "%s", t_tmpdir(tag));
+	fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		tap_bail("%s: %s", top, strerror(errno));
+	return fd;
+}
+
+/*
+ * hl_tmpdir() holding a FIFO "fifo" (what it is into *@fifo_st, for
+ * hl_fifo_fds()) and a file "file" that holds "file", to warm a reader.
+ */
+static inline int hl_fifo_dir(const char *tag, char *top, size_t size,
+			      struct stat *fifo_st)
+{
+	int fd = hl_tmpdir(tag, top, size);
+
+	if (mkfifoat(fd, "fifo", 0600) || fstatat(fd, "fifo", fifo_st, 0) ||
+	    t_write_file(fd, "file", "file", 4, 0644))
+		tap_bail("setup in %s: %s", top, strerror(errno));
+	return fd;
+}
+
+/* Descriptors of the FIFO *@fifo_st in this process, but @except. */
+static inline int hl_fifo_fds(const struct stat *fifo_st, int except)
+{
+	int fds[1024], n = t_list_fds(fds, 1024), count = 0;
+
+	for (int i = 0; i < n && i < 1024; i++) {
+		struct stat st;
+
+		if (fds[i] != except && !fstat(fds[i], &st) &&
+		    st.st_dev == fifo_st->st_dev &&
+		    st.st_ino == fifo_st->st_ino)
+			count++;
+	}
+	return count;
 }
 
 #endif /* GV_TEST_HARDEN_LIB_H */

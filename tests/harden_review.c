@@ -619,10 +619,7 @@ int main(void)
 	alarm(300);	/* t_sub() bounds each case; this, the whole */
 	/* a reader cancelled once its open returned closes the FIFO */
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(top, sizeof(top), "%s", t_tmpdir("review"));
-	top_fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (top_fd < 0)
-		tap_bail("%s: %s", top, strerror(errno));
+	top_fd = hl_tmpdir("review", top, sizeof(top));
 	for (size_t i = 0; i < GV_ARRAY_SIZE(tree); i++) {
 		const char *name = tree[i] + 2;
 		int err = 0;
