@@ -283,27 +283,31 @@ static void help_and_version(void)
 
 /*
  * +r: cycles while a process lives, each one marked, then exit 0 when it
- * has gone. The same process in each cycle, so the cycles are the same.
+ * has gone. The same process in each cycle, so the cycles are the same,
+ * but for the last one, which may have caught the process as it exited
+ * (its descriptors and maps going): at least two complete cycles.
  */
 static void count_cycles(const char *what, const struct gv_run *r,
 			 const char *mark, size_t mlen)
 {
 	const char *out = r->out, *stop = r->out + r->out_len, *p, *end;
 	size_t len = 0;
-	int cycles = 0;
-	bool same = true;
+	int cycles = 0, same = 0;
 
 	for (p = out; (end = memmem(p, stop - p, mark, mlen));
 	     p = end + mlen) {
 		if (!cycles)
 			len = end - p;
-		same = same && (size_t)(end - p) == len && !memcmp(p, out, len);
+		if ((size_t)(end - p) == len && !memcmp(p, out, len) &&
+		    same == cycles)
+			same++;
 		cycles++;
 	}
-	if (!tap_ok(cycles >= 2 && len > 0 && same && p == stop,
-		    "%s: cycles, each the same, each marked", what))
-		tap_diag("%d cycles, same %d, %zu bytes after the last", cycles,
-			 (int)same, (size_t)(stop - p));
+	if (!tap_ok(same >= 2 && same >= cycles - 1 && len > 0 && p == stop,
+		    "%s: cycles, the same but for the last, each marked",
+		    what))
+		tap_diag("%d cycles, %d the same from the first, %zu bytes "
+			 "after the last", cycles, same, (size_t)(stop - p));
 }
 
 static void repeat(void)
