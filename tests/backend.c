@@ -405,7 +405,9 @@ static void expect_auto(const struct files *f, const char *fs, int n,
 	tap_ok(got == want, "auto, %d %s files on %s: %s", n,
 	       cold ? "cold" : "cached", fs, fetched_by(want));
 	if (got != want)
-		tap_diag("   fetched by %s", fetched_by(got));
+		tap_diag("   fetched by %s; io_uring usable: %s",
+			 fetched_by(got), gv_backend_usable(GV_BACKEND_URING) ?
+			 "no" : "yes");
 }
 
 static void test_auto(void)

@@ -245,6 +245,35 @@ static const size_t sizes[] = {
 	0, 1, 100, 4095, 4096, 4097, 65535, 65536, 65537, 300000,
 };
 
+/*
+ * After a cold check(): auto's probe found the files cold and fetched them
+ * through io_uring. The page cache may take a file back between the
+ * eviction and the probe (readahead, another reader on a busy machine):
+ * auto is asked again, up to three times in all, each time on files
+ * found dropped; and if it still took sync, what it saw is told.
+ */
+static void expect_cold_uring(const struct entry *ents, int num)
+{
+	struct result r;
+	int again;
+
+	for (again = 0; last_fetch[2] != GV_BACKEND_URING && again < 2;
+	     again++) {
+		if (!evict_data(ents, num))
+			continue;
+		gv_backend_force_fs_class(GV_FS_OTHER);
+		run(GV_BACKEND_AUTO, dir_path, ents, num, &r);
+		last_fetch[2] = gv_backend_last();
+		gv_backend_force_fs_class(-1);
+		result_free(&r, num);
+	}
+	if (!tap_ok(last_fetch[2] == GV_BACKEND_URING,
+		    "auto's probe found them cold and used io_uring"))
+		tap_diag("   fetched by backend %d after %d more tries; "
+			 "io_uring usable: %s", last_fetch[2], again,
+			 gv_backend_usable(GV_BACKEND_URING) ? "no" : "yes");
+}
+
 /* Every size, each entry its own buffer; and checked against reads. */
 static void test_sizes(void)
 {
@@ -295,9 +324,7 @@ static void test_sizes(void)
 			tap_skip(1, "%s: the page cache keeps the files here "
 				 "(POSIX_FADV_DONTNEED)", dir_path);
 		else
-			tap_ok(last_fetch[2] == GV_BACKEND_URING,
-			       "auto's probe found them cold and used "
-			       "io_uring");
+			expect_cold_uring(ents, GV_ARRAY_SIZE(sizes));
 	}
 }
 
