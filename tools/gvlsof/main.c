@@ -276,6 +276,8 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	/* batch.c's helper threads allocate from that heap too */
+	mallopt(M_ARENA_MAX, 1);
 	heap_hugepages();
 	setlocale(LC_CTYPE, "");
 	defaults(argv[0]);
