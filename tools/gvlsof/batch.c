@@ -124,11 +124,14 @@ static size_t group_len(const char *name)
  * and the threads, this one and a helper per further CPU, each take the
  * next part until none is left. A part is one call (more after an
  * overflow) with a buffer of its own; the values are the same as one call
- * would give, only sooner.
+ * would give, only sooner. Sharing out costs a wake-up of the helpers and
+ * a call's fixed system calls per part, some tens of microseconds, against
+ * one to three per name.
  */
-#define PAR_MIN		512	/* names from which a batch is shared out */
+#define PAR_MIN		256	/* names from which a batch is shared out */
+#define PAR_PART_MIN	64	/* names of a part, at least */
 #define PAR_THREADS	4	/* threads at most, this one included */
-#define PAR_PARTS	(2 * PAR_THREADS)
+#define PAR_PARTS	(4 * PAR_THREADS)
 
 struct part {
 	size_t from, to;
@@ -154,16 +157,17 @@ static struct {
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
-/*
- * The names of part @p: one call, and after an overflow the rest again with
- * a buffer twice as large. A value that does not fit the largest buffer
- * keeps its EOVERFLOW.
- */
+/* The buffer of a part's first call */
 static size_t part_size(const struct part *p)
 {
 	return 65536 + 256 * (p->to - p->from);
 }
 
+/*
+ * The names of part @p: one call, and after an overflow the rest again with
+ * a buffer twice as large. A value that does not fit the largest buffer
+ * keeps its EOVERFLOW.
+ */
 static void run_part(struct batch *b, const char *origin, struct part *p)
 {
 	size_t start = p->from, size = part_size(p);
@@ -173,7 +177,6 @@ static void run_part(struct batch *b, const char *origin, struct part *p)
 		int r;
 
 		p->first = NULL;
-
 		if (p->nbufs == p->cap) {
 			p->cap = p->cap ? 2 * p->cap : 4;
 			bufs = realloc(p->bufs, p->cap * sizeof(*p->bufs));
@@ -206,6 +209,8 @@ static void run_part(struct batch *b, const char *origin, struct part *p)
 		else
 			size *= 2;
 	}
+	free(p->first);		/* no names: no call */
+	p->first = NULL;
 }
 
 /* Take parts until none is left; called and returns with par.lock held. */
@@ -348,7 +353,14 @@ int batch_run(struct batch *b, const char *origin)
 	}
 	if (b->n >= PAR_MIN && par_threads() > 1) {
 		pthread_mutex_lock(&par.lock);
-		par.nparts = cut_parts(b, par.parts, 2 * par.threads);
+		/*
+		 * four parts per thread: one that is kept from its CPU a
+		 * while holds the others up for a quarter of its share
+		 */
+		nparts = 4 * (size_t)par.threads;
+		if (nparts > b->n / PAR_PART_MIN)
+			nparts = b->n / PAR_PART_MIN;
+		par.nparts = cut_parts(b, par.parts, nparts);
 		/* from this thread's heap, which has huge pages (main.c) */
 		for (size_t k = 0; k < par.nparts; k++)
 			par.parts[k].first = xrealloc(NULL,
