@@ -266,6 +266,7 @@ static void heap_hugepages(void)
 
 int main(int argc, char **argv)
 {
+	static char outbuf[64 << 10];
 	bool rc_ok = true;
 	int pr_count = 0;
 
@@ -279,6 +280,13 @@ int main(int argc, char **argv)
 	/* batch.c's helper threads allocate from that heap too */
 	mallopt(M_ARENA_MAX, 1);
 	heap_hugepages();
+	/*
+	 * A listing is some megabytes: written in 64 KiB pieces, not in the
+	 * 4 KiB of a file's or pipe's default buffer (a terminal stays line
+	 * buffered).
+	 */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	setlocale(LC_CTYPE, "");
 	defaults(argv[0]);
 	parse_options(argc, argv);
