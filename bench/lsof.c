@@ -15,8 +15,8 @@
  * can use, gvlsof held to one CPU, where it starts no helper thread, and
  * lsfd), Internet sockets (-i), who has a file open (a file
  * every extra process holds), one process (-p). -O adds another build of
- * gvlsof (main's, say) to the first set, run with no options, which is
- * how gvlsof once meant -n -P. Every tool runs with a soft RLIMIT_NOFILE of
+ * gvlsof (main's, say) to the first set, with -n -P, for a before and
+ * after in one run. Every tool runs with a soft RLIMIT_NOFILE of
  * 1024 (lsof closes every descriptor below it when it starts). The extra
  * processes are killed by PID when the benchmark ends, however it ends,
  * and die on their own if it is killed outright (PR_SET_PDEATHSIG, and the
@@ -571,7 +571,8 @@ int main(int argc, char **argv)
 		{ .label = "lsof -n -P -p PID", .set = SET_PID,
 		  .argv = { "lsof", "-n", "-P", "-p", pid_arg } },
 		/* -O: another build of gvlsof, run with no options */
-		{ .label = "gvlsof of -O, no options", .set = -1 },
+		{ .label = "gvlsof of -O, -n -P", .set = -1,
+		  .argv = { NULL, "-n", "-P" } },
 	};
 	const int ntools = sizeof(tools) / sizeof(tools[0]);
 	static const char *const strace[] = {
