@@ -126,7 +126,8 @@ static size_t group_len(const char *name)
  * overflow) with a buffer of its own; the values are the same as one call
  * would give, only sooner. Sharing out costs a wake-up of the helpers and
  * a call's fixed system calls per part, some tens of microseconds, against
- * one to three per name.
+ * one to three per name; a batch of a few large values (the /proc/net
+ * tables, b->big) is shared out a name or more a part.
  */
 #define PAR_MIN		256	/* names from which a batch is shared out */
 #define PAR_PART_MIN	64	/* names of a part, at least */
@@ -351,15 +352,15 @@ int batch_run(struct batch *b, const char *origin)
 		    strlen(prev) <= 255)
 			b->vec[i].name = cur + g;
 	}
-	if (b->n >= PAR_MIN && par_threads() > 1) {
+	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && par_threads() > 1) {
 		pthread_mutex_lock(&par.lock);
 		/*
 		 * four parts per thread: one that is kept from its CPU a
 		 * while holds the others up for a quarter of its share
 		 */
 		nparts = 4 * (size_t)par.threads;
-		if (nparts > b->n / PAR_PART_MIN)
-			nparts = b->n / PAR_PART_MIN;
+		if (nparts > b->n / (b->big ? 1 : PAR_PART_MIN))
+			nparts = b->n / (b->big ? 1 : PAR_PART_MIN);
 		par.nparts = cut_parts(b, par.parts, nparts);
 		/* from this thread's heap, which has huge pages (main.c) */
 		for (size_t k = 0; k < par.nparts; k++)

@@ -343,6 +343,7 @@ struct batch {
 	size_t names_len, names_cap;
 	void **bufs;
 	size_t nbufs, bufs_cap;
+	bool big;		/* few names, each a large value: share out */
 };
 
 size_t batch_add(struct batch *b, const char *fmt, ...)
