@@ -228,11 +228,24 @@ static void take_parts(void)
 	}
 }
 
+/*
+ * A helper has a descriptor table of its own (a copy of the process's as
+ * it is now): the descriptors the library opens and closes in each thread
+ * then follow each other, and go in one close_range(2) a run, as with one
+ * thread, rather than one close(2) each when two threads take numbers in
+ * turn; and neither thread's system calls share the table's lock and
+ * counts with the other's. It needs nothing from the table but what the
+ * library opens in its calls (procfs through "thread-self", which names
+ * the calling thread's table). The library keys its fork bookkeeping by
+ * descriptor number for the whole process; gvlsof never forks. Where
+ * unshare(2) is refused, the table stays shared, which only costs more.
+ */
 static void *helper(void *arg)
 {
 	unsigned long seen = 0;
 
 	(void)arg;
+	unshare(CLONE_FILES);
 	pthread_mutex_lock(&par.lock);
 	for (;;) {
 		while (par.gen == seen)
