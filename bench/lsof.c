@@ -12,10 +12,11 @@
  * REPEATS times, interleaved so that drift hits all alike, with its output
  * going to /dev/null. Four sets of options, each gvlsof against lsof with
  * the same: the whole system (-n -P; gvlsof with each backend the library
- * can use, and lsfd), Internet sockets (-i), who has a file open (a file
+ * can use, gvlsof held to one CPU, where it starts no helper thread, and
+ * lsfd), Internet sockets (-i), who has a file open (a file
  * every extra process holds), one process (-p). -O adds another build of
- * gvlsof (main's, say) to the first set, run with no options, which is
- * how gvlsof once meant -n -P. Every tool runs with a soft RLIMIT_NOFILE of
+ * gvlsof (main's, say) to the first set, with -n -P, for a before and
+ * after in one run. Every tool runs with a soft RLIMIT_NOFILE of
  * 1024 (lsof closes every descriptor below it when it starts). The extra
  * processes are killed by PID when the benchmark ends, however it ends,
  * and die on their own if it is killed outright (PR_SET_PDEATHSIG, and the
@@ -31,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -56,6 +58,7 @@ struct tool {
 	const char *argv[10];
 	int set;		/* which option set (see set_title) */
 	const char *backend;	/* GETVALUES_BACKEND, or NULL */
+	bool one_cpu;		/* run on the first CPU it may run on only */
 	bool gvlsof;
 	bool usable;
 	double ms[MAX_REPEATS], cpu[MAX_REPEATS];
@@ -261,6 +264,20 @@ static void exec_setup(const struct tool *t, const char *out)
 		setenv("GETVALUES_BACKEND", t->backend, 1);
 	else
 		unsetenv("GETVALUES_BACKEND");
+	if (t->one_cpu) {
+		cpu_set_t set, one;
+
+		CPU_ZERO(&one);
+		if (sched_getaffinity(0, sizeof(set), &set))
+			_exit(127);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set)) {
+				CPU_SET(c, &one);
+				break;
+			}
+		if (sched_setaffinity(0, sizeof(one), &one))
+			_exit(127);
+	}
 }
 
 /*
@@ -536,6 +553,9 @@ int main(int argc, char **argv)
 		{ .label = "gvlsof -n -P, GETVALUES_BACKEND=native",
 		  .backend = "native", .gvlsof = true,
 		  .argv = { NULL, "-n", "-P" } },
+		{ .label = "gvlsof -n -P, on one CPU (no helper threads)",
+		  .one_cpu = true, .gvlsof = true,
+		  .argv = { NULL, "-n", "-P" } },
 		{ .label = "lsof -n -P", .argv = { "lsof", "-n", "-P" } },
 		{ .label = "lsfd", .argv = { "lsfd" } },
 		{ .label = "gvlsof -n -P -i", .gvlsof = true, .set = SET_INET,
@@ -551,7 +571,8 @@ int main(int argc, char **argv)
 		{ .label = "lsof -n -P -p PID", .set = SET_PID,
 		  .argv = { "lsof", "-n", "-P", "-p", pid_arg } },
 		/* -O: another build of gvlsof, run with no options */
-		{ .label = "gvlsof of -O, no options", .set = -1 },
+		{ .label = "gvlsof of -O, -n -P", .set = -1,
+		  .argv = { NULL, "-n", "-P" } },
 	};
 	const int ntools = sizeof(tools) / sizeof(tools[0]);
 	static const char *const strace[] = {

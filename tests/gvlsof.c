@@ -136,7 +136,13 @@ static void hold_everything(void *arg)
 	gv_must(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), "socketpair");
 	unix_listener(gv_path("sock"), false);
 	unix_listener(gv_path("sock et"), false);
-	unix_listener("gv-abstract", true);
+	{
+		/* abstract names are per network namespace: one per test run */
+		char name[64];
+
+		snprintf(name, sizeof(name), "gv-abstract-%d", (int)getppid());
+		unix_listener(name, true);
+	}
 	gv_must(socket(AF_UNIX, SOCK_DGRAM, 0), "unix dgram");
 	inet_pair(AF_INET);
 	inet_pair(AF_INET6);

@@ -320,7 +320,7 @@ extern struct opts opt;
 extern uid_t my_uid;
 
 /* ------------------------------------------------------------------ */
-/* util.c: memory, batches of getvalues() names, maps, text.           */
+/* util.c: memory, maps, text; batch.c: batches of getvalues() names.  */
 
 void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -343,6 +343,7 @@ struct batch {
 	size_t names_len, names_cap;
 	void **bufs;
 	size_t nbufs, bufs_cap;
+	bool big;		/* few names, each a large value: share out */
 };
 
 size_t batch_add(struct batch *b, const char *fmt, ...)

@@ -245,13 +245,21 @@ static void check_stdout(void)
  * machine costs as much as several system calls: the heap is asked for
  * transparent huge pages instead (where they are only given on request,
  * as on Debian), through a block grown once and given back to malloc.
+ * Its start, up to the first 2 MiB boundary, cannot be a huge page (the
+ * page would begin before the heap): it is kept allocated and never
+ * touched, so that what gvlsof allocates lands in the huge pages, not in
+ * some hundreds of small ones before them.
  */
 #define HEAP_PREP	(32 << 20)
 #define HUGE_PAGE	(2 << 20)
 
+/* volatile: a block that is never read would be optimised away */
+static void *volatile heap_head;
+
 static void heap_hugepages(void)
 {
 	char *p = malloc(HEAP_PREP), *start, *end;
+	size_t head;
 
 	if (!p)
 		return;
@@ -259,9 +267,13 @@ static void heap_hugepages(void)
 			 ~(uintptr_t)(HUGE_PAGE - 1));
 	end = (char *)(((uintptr_t)p + HEAP_PREP) &
 		       ~(uintptr_t)(HUGE_PAGE - 1));
+	head = start - p;
 	if (end > start)
 		madvise(start, end - start, MADV_HUGEPAGE);
 	free(p);
+	/* the same place again (the top of the heap), up to the boundary */
+	if (end > start && head)
+		heap_head = malloc(head);
 }
 
 int main(int argc, char **argv)
@@ -276,7 +288,16 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	/* batch.c's helper threads allocate from that heap too */
+	mallopt(M_ARENA_MAX, 1);
 	heap_hugepages();
+	/*
+	 * A listing is some megabytes: written in 64 KiB pieces, not in the
+	 * 4 KiB of a file's or pipe's default buffer (a terminal stays line
+	 * buffered).
+	 */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, xrealloc(NULL, 64 << 10), _IOFBF, 64 << 10);
 	setlocale(LC_CTYPE, "");
 	defaults(argv[0]);
 	parse_options(argc, argv);

@@ -404,7 +404,7 @@ static void inet_peers(void)
 /* Every table, in one getvalues() call, once per cycle. */
 void net_load(void)
 {
-	struct batch b = { 0 };
+	struct batch b = { .big = true };
 	size_t first[ARRAY_SIZE(tables)];
 
 	if (loaded)

@@ -502,6 +502,38 @@ static void l_int(int w, int v)
 	l_str(w, INT_MAX, b);
 }
 
+/* safestrprtn(@s, @w, stdout, 2) at the start of the row */
+static void l_cmd(const char *s, int w)
+{
+	static const char blanks[] = "                                ";
+	size_t n;
+
+	if (!plain_ascii(s, ' ', &n) || n > (size_t)w) {
+		safestrprtn(s, w, stdout, 2);
+		return;
+	}
+	l_put(s, n);
+	for (w -= (int)n; w > 0; w -= (int)sizeof(blanks) - 1)
+		l_put(blanks, w < (int)sizeof(blanks) - 1 ? (size_t)w :
+			      sizeof(blanks) - 1);
+}
+
+/* safestrprt(@s, stdout, 0) and a newline, to end the row */
+static void l_name(const char *s)
+{
+	size_t n;
+
+	if (s && plain_ascii(s, '\0', &n)) {
+		l_put(s, n);
+		l_put("\n", 1);
+		l_flush();
+		return;
+	}
+	l_flush();
+	safestrprt(s, stdout, 0);
+	putchar('\n');
+}
+
 /* lsof's print_file(): size (pass 0) or print (pass 1) one row. */
 static void print_file(const struct lproc *lp, const struct lfile *lf)
 {
@@ -557,7 +589,7 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 	}
 	if (!hdr)
 		print_header();
-	safestrprtn(cmd, cmd_w, stdout, 2);
+	l_cmd(cmd, cmd_w);
 	l_int(pid_w, lp->pid);
 	if (prt_tid) {
 		if (lp->tid)
@@ -601,9 +633,7 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 		l_str(nl_w, INT_MAX, nl);
 	l_str(node_w, node_w, node_string(lf, buf, sizeof(buf)));
 	l_put(" ", 1);
-	l_flush();
-	safestrprt(name_string(lf, false), stdout, 0);
-	putchar('\n');
+	l_name(name_string(lf, false));
 }
 
 /* lsof's print_proc(): true when something of @lp was listed. */

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+/*
+ * batch.c - batches of getvalues() names: many names, one call (more if a
+ * value overflows), and a large batch shared out between threads, one per
+ * CPU, so that the system calls of one round run on every CPU.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "gvlsof.h"
+
+size_t gv_calls;
+
+size_t batch_add(struct batch *b, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int len;
+
+	/* most names fit the small buffer: one formatting, one copy */
+	va_start(ap, fmt);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	while (b->names_cap - b->names_len < (size_t)len + 1) {
+		b->names_cap = b->names_cap ? 2 * b->names_cap : 65536;
+		b->names = xrealloc(b->names, b->names_cap);
+	}
+	if ((size_t)len < sizeof(small)) {
+		memcpy(b->names + b->names_len, small, len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(b->names + b->names_len, len + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		b->vec = xrealloc(b->vec, b->cap * sizeof(*b->vec));
+		b->off = xrealloc(b->off, b->cap * sizeof(*b->off));
+	}
+	b->vec[b->n] = (struct name_val){ 0 };
+	b->off[b->n] = b->names_len;
+	b->names_len += len + 1;
+	return b->n++;
+}
+
+/* Room for one more name of @len bytes (and its NUL). */
+static size_t batch_slot(struct batch *b, size_t len)
+{
+	while (b->names_cap - b->names_len < len + 1) {
+		b->names_cap = b->names_cap ? 2 * b->names_cap : 65536;
+		b->names = xrealloc(b->names, b->names_cap);
+	}
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		b->vec = xrealloc(b->vec, b->cap * sizeof(*b->vec));
+		b->off = xrealloc(b->off, b->cap * sizeof(*b->off));
+	}
+	b->vec[b->n] = (struct name_val){ 0 };
+	b->off[b->n] = b->names_len;
+	b->names_len += len + 1;
+	return b->n++;
+}
+
+/*
+ * The name @a@b@c followed by the decimal @num unless it is negative:
+ * what most names are ("stat:ino:" "1234" "/fd/" 5), put together
+ * without printf, which the rounds would otherwise spend their time in.
+ */
+size_t batch_add_parts(struct batch *b, const char *a, const char *bb,
+		       const char *c, long num)
+{
+	size_t la = strlen(a), lb = strlen(bb), lc = strlen(c), ln = 0, i;
+	char digits[24];
+	char *p;
+
+	if (num >= 0) {
+		unsigned long v = (unsigned long)num;
+
+		do {
+			digits[sizeof(digits) - 1 - ln++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	}
+	i = batch_slot(b, la + lb + lc + ln);
+	p = b->names + b->off[i];
+	memcpy(p, a, la);
+	memcpy(p + la, bb, lb);
+	memcpy(p + la + lb, c, lc);
+	memcpy(p + la + lb + lc, digits + sizeof(digits) - ln, ln);
+	p[la + lb + lc + ln] = 0;
+	return i;
+}
+
+static const char *batch_name(const struct batch *b, size_t i)
+{
+	return b->names + b->off[i];
+}
+
+/* The length of "GROUP" in "GROUP:...", and for "stat:ino:X" of "stat". */
+static size_t group_len(const char *name)
+{
+	const char *c = strchr(name, ':');
+
+	return c ? (size_t)(c - name) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running a batch.                                                   */
+
+/*
+ * A round of gvlsof is thousands of small system calls (a readlink or two
+ * statx per descriptor), nearly all of its time; each entry stands on its
+ * own, and getvalues() is thread-safe. So from PAR_MIN names on, a batch
+ * is cut into parts at process boundaries (the library looks up a
+ * process's directory once for the names of it that follow each other),
+ * and the threads, this one and a helper per further CPU, each take the
+ * next part until none is left. A part is one call (more after an
+ * overflow) with a buffer of its own; the values are the same as one call
+ * would give, only sooner. Sharing out costs a wake-up of the helpers and
+ * a call's fixed system calls per part, some tens of microseconds, against
+ * one to three per name; a batch of a few large values (the /proc/net
+ * tables, b->big) is shared out a name or more a part.
+ */
+#define PAR_MIN		256	/* names from which a batch is shared out */
+#define PAR_PART_MIN	64	/* names of a part, at least */
+#define PAR_THREADS	4	/* threads at most, this one included */
+#define PAR_PARTS	(4 * PAR_THREADS)
+
+struct part {
+	size_t from, to;
+	void *first;		/* the buffer of its first call */
+	void **bufs;		/* its buffers, handed to the batch at the end */
+	size_t nbufs, cap;
+	size_t calls;
+	int err;		/* of the call itself, or ENOMEM */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	int threads;		/* 0: not decided yet */
+	unsigned long gen;	/* one more for each batch shared out */
+	struct batch *b;
+	const char *origin;
+	struct part parts[PAR_PARTS];
+	size_t nparts, next, pending;
+} par = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+/* The buffer of a part's first call */
+static size_t part_size(const struct part *p)
+{
+	return 65536 + 256 * (p->to - p->from);
+}
+
+/*
+ * The names of part @p: one call, and after an overflow the rest again with
+ * a buffer twice as large. A value that does not fit the largest buffer
+ * keeps its EOVERFLOW.
+ */
+static void run_part(struct batch *b, const char *origin, struct part *p)
+{
+	size_t start = p->from, size = part_size(p);
+
+	while (start < p->to) {
+		void *buf = p->first ? p->first : malloc(size), **bufs;
+		int r;
+
+		p->first = NULL;
+		if (p->nbufs == p->cap) {
+			p->cap = p->cap ? 2 * p->cap : 4;
+			bufs = realloc(p->bufs, p->cap * sizeof(*p->bufs));
+			if (!bufs) {
+				free(buf);
+				buf = NULL;
+			} else {
+				p->bufs = bufs;
+			}
+		}
+		if (!buf) {
+			p->err = ENOMEM;
+			return;
+		}
+		p->bufs[p->nbufs++] = buf;
+		b->vec[start].name = b->names + b->off[start];
+		b->vec[start].value_in = (struct iovec){ buf, size };
+		r = getvalues(AT_FDCWD, origin, b->vec + start, p->to - start,
+			      0);
+		p->calls++;
+		if (r < 0) {
+			p->err = errno;
+			return;
+		}
+		start += r;
+		if (start == p->to)
+			break;
+		if (size >= BATCH_MAX_BUF)
+			start++;	/* give up on that one: EOVERFLOW */
+		else
+			size *= 2;
+	}
+	free(p->first);		/* no names: no call */
+	p->first = NULL;
+}
+
+/* Take parts until none is left; called and returns with par.lock held. */
+static void take_parts(void)
+{
+	while (par.next < par.nparts) {
+		struct part *p = &par.parts[par.next++];
+
+		pthread_mutex_unlock(&par.lock);
+		run_part(par.b, par.origin, p);
+		pthread_mutex_lock(&par.lock);
+		if (!--par.pending)
+			pthread_cond_signal(&par.done);
+	}
+}
+
+/*
+ * A helper has a descriptor table of its own (a copy of the process's as
+ * it is now): the descriptors the library opens and closes in each thread
+ * then follow each other, and go in one close_range(2) a run, as with one
+ * thread, rather than one close(2) each when two threads take numbers in
+ * turn; and neither thread's system calls share the table's lock and
+ * counts with the other's. It needs nothing from the table but what the
+ * library opens in its calls (procfs through "thread-self", which names
+ * the calling thread's table). The library keys its fork bookkeeping by
+ * descriptor number for the whole process; gvlsof never forks. Where
+ * unshare(2) is refused, the table stays shared, which only costs more.
+ */
+static void *helper(void *arg)
+{
+	unsigned long seen = 0;
+
+	(void)arg;
+	unshare(CLONE_FILES);
+	pthread_mutex_lock(&par.lock);
+	for (;;) {
+		while (par.gen == seen)
+			pthread_cond_wait(&par.work, &par.lock);
+		seen = par.gen;
+		take_parts();
+	}
+	return NULL;
+}
+
+/*
+ * How many threads run a large batch: one per CPU this process may run on,
+ * up to PAR_THREADS, decided and started once. A helper that cannot be
+ * started leaves the work to the threads that could.
+ */
+static int par_threads(void)
+{
+	sigset_t all, old;
+	cpu_set_t set;
+	int want = 1;
+
+	if (par.threads)
+		return par.threads;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		want = CPU_COUNT(&set);
+	if (want > PAR_THREADS)
+		want = PAR_THREADS;
+	par.threads = 1;
+	/* signals stay with the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (; par.threads < want; par.threads++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, helper, NULL))
+			break;
+		pthread_detach(t);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return par.threads;
+}
+
+/* The first path component of a name's SUBPATH: its process, in /proc. */
+static const char *name_proc(const char *name, size_t *len)
+{
+	const char *s = strchr(name, ':'), *e;
+
+	if (!s)
+		return *len = 0, "";
+	s++;
+	if ((!strncmp(name, "stat:", 5) || !strncmp(name, "lstat:", 6)) &&
+	    !(s = strchr(s, ':')))
+		return *len = 0, "";
+	if (*s == ':')
+		s++;
+	e = strchrnul(s, '/');
+	*len = e - s;
+	return s;
+}
+
+static bool proc_boundary(const struct batch *b, size_t i)
+{
+	size_t l1, l2;
+	const char *p1 = name_proc(b->names + b->off[i - 1], &l1);
+	const char *p2 = name_proc(b->names + b->off[i], &l2);
+
+	return l1 != l2 || memcmp(p1, p2, l1);
+}
+
+/* Cut entries [0, n) of @b into @nparts parts, at process boundaries. */
+static size_t cut_parts(const struct batch *b, struct part *parts,
+			size_t nparts)
+{
+	size_t from = 0, k = 0;
+
+	for (size_t i = 1; i <= nparts && from < b->n; i++) {
+		size_t to = b->n * i / nparts, limit = b->n * (i + 1) / nparts;
+
+		if (i == nparts)
+			to = b->n;
+		if (to <= from)
+			continue;
+		/* to the next process, unless that is a part's worth away */
+		for (size_t t = to; i < nparts && t < limit; t++)
+			if (proc_boundary(b, t)) {
+				to = t;
+				break;
+			}
+		parts[k++] = (struct part){ .from = from, .to = to };
+		from = to;
+	}
+	return k;
+}
+
+/*
+ * Run every name added since the last reset. A name that repeats the group
+ * of the one before it is sent in its ":REST" form; the first name of each
+ * call is sent in full. A value that does not fit gets EOVERFLOW and stops
+ * the call: the rest goes again with a buffer twice as large. Returns 0 or
+ * the errno of the call itself ($ORIGIN could not be resolved...).
+ */
+int batch_run(struct batch *b, const char *origin)
+{
+	struct part one = { .from = 0, .to = b->n }, *parts = &one;
+	size_t nparts = 1;
+	int err = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		const char *cur = batch_name(b, i), *prev;
+		size_t g = group_len(cur);
+
+		b->vec[i].name = cur;
+		if (!i || !g)
+			continue;
+		prev = batch_name(b, i - 1);
+		if (group_len(prev) == g && !memcmp(prev, cur, g) &&
+		    strlen(prev) <= 255)
+			b->vec[i].name = cur + g;
+	}
+	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && par_threads() > 1) {
+		pthread_mutex_lock(&par.lock);
+		/*
+		 * four parts per thread: one that is kept from its CPU a
+		 * while holds the others up for a quarter of its share
+		 */
+		nparts = 4 * (size_t)par.threads;
+		if (nparts > b->n / (b->big ? 1 : PAR_PART_MIN))
+			nparts = b->n / (b->big ? 1 : PAR_PART_MIN);
+		par.nparts = cut_parts(b, par.parts, nparts);
+		/* from this thread's heap, which has huge pages (main.c) */
+		for (size_t k = 0; k < par.nparts; k++)
+			par.parts[k].first = xrealloc(NULL,
+						      part_size(&par.parts[k]));
+		par.b = b;
+		par.origin = origin;
+		par.next = 0;
+		par.pending = par.nparts;
+		par.gen++;
+		pthread_cond_broadcast(&par.work);
+		take_parts();
+		while (par.pending)
+			pthread_cond_wait(&par.done, &par.lock);
+		pthread_mutex_unlock(&par.lock);
+		parts = par.parts;
+		nparts = par.nparts;
+	} else {
+		one.first = xrealloc(NULL, part_size(&one));
+		run_part(b, origin, &one);
+	}
+	for (size_t k = 0; k < nparts; k++) {
+		struct part *p = &parts[k];
+
+		for (size_t i = 0; i < p->nbufs; i++) {
+			GROW(b->bufs, b->nbufs, b->bufs_cap);
+			b->bufs[b->nbufs++] = p->bufs[i];
+		}
+		free(p->bufs);
+		gv_calls += p->calls;
+		if (p->err == ENOMEM)
+			die("out of memory");
+		if (!err)
+			err = p->err;
+	}
+	if (err)
+		return err;
+	/*
+	 * Every name here looks beneath @origin, which needs openat2(2): a
+	 * kernel without it (or a seccomp profile that refuses it) gives
+	 * ENOSYS for each, and nothing could be listed.
+	 */
+	for (size_t i = 0; i < b->n; i++)
+		if (b->vec[i].error == ENOSYS)
+			die("getvalues(%s): %s: the lookups beneath it need "
+			    "openat2(2), Linux 5.6 or later", origin,
+			    strerror(ENOSYS));
+	return 0;
+}
+
+/* Run @b on /proc; a failure of the call itself ends the program. */
+void batch_run_proc(struct batch *b)
+{
+	int err = b->n ? batch_run(b, PROC) : 0;
+
+	if (err)
+		die("getvalues(%s): %s", PROC, strerror(err));
+}
+
+/* Empty @b for the next names; its memory is kept for them. */
+void batch_reset(struct batch *b)
+{
+	for (size_t i = 0; i < b->nbufs; i++)
+		free(b->bufs[i]);
+	b->nbufs = 0;
+	b->n = 0;
+	b->names_len = 0;
+}
+
+void batch_free(struct batch *b)
+{
+	batch_reset(b);
+	free(b->bufs);
+	free(b->vec);
+	free(b->off);
+	free(b->names);
+	*b = (struct batch){ 0 };
+}
+
+/* The value of entry @i (NULL and its errno when it failed). */
+const char *val(const struct batch *b, size_t i, size_t *len, int *err)
+{
+	*err = b->vec[i].error;
+	*len = b->vec[i].value_out.iov_len;
+	return *err ? NULL : b->vec[i].value_out.iov_base;
+}
+
+bool val_u64(const struct batch *b, size_t i, uint64_t *out)
+{
+	size_t len;
+	int err;
+	const char *v = val(b, i, &len, &err);
+	uint64_t x = 0;
+
+	if (!v || !len)
+		return false;
+	for (size_t k = 0; k < len; k++) {
+		if (v[k] < '0' || v[k] > '9')
+			return false;
+		x = x * 10 + (v[k] - '0');
+	}
+	*out = x;
+	return true;
+}
+
+/* "major:minor" */
+bool val_dev(const struct batch *b, size_t i, dev_t *dev)
+{
+	size_t len;
+	int err;
+	const char *v = val(b, i, &len, &err);
+	unsigned maj, min;
+	char tmp[32];
+
+	if (!v || !len || len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, v, len);
+	tmp[len] = 0;
+	if (sscanf(tmp, "%u:%u", &maj, &min) != 2)
+		return false;
+	*dev = makedev(maj, min);
+	return true;
+}
+
