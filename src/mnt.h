@@ -72,12 +72,19 @@ void gv_mnt_table_reset(struct gv_mnt_table *t);
 void gv_mnt_table_free(struct gv_mnt_table *t);
 
 /*
- * mountinfo.c: parse /proc/self/mountinfo into @t. The text is read into
- * @*text, a buffer of @*cap bytes that is grown as needed and may be
- * reused; the strings of @t point into it.
+ * mountinfo.c: /proc/thread-self/mountinfo read into @*text, a buffer of
+ * @*cap bytes that is grown as needed and may be reused; its length in
+ * @*len (the text is NUL-terminated besides).
  */
-int gv_mountinfo_load(struct gv_mnt_table *t, struct gv_mnt_arena *a,
-		      char **text, size_t *cap);
+int gv_mountinfo_read(char **text, size_t *cap, size_t *len);
+/* Parse @len bytes of that text in place into @t; strings point into it. */
+int gv_mountinfo_parse(char *text, size_t len, struct gv_mnt_table *t,
+		       struct gv_mnt_arena *a);
+/*
+ * Only the ID of the line at @*pos, which moves on to the next line:
+ * 1, or 0 at @end, or -EIO for a line that starts with no ID.
+ */
+int gv_mountinfo_next_id(const char **pos, const char *end, uint32_t *id);
 /* The 32-bit mount ID of @fd, as mountinfo shows it. */
 int gv_mountinfo_id_of(int fd, uint32_t *id);
 
