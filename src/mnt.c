@@ -235,8 +235,9 @@ struct gv_mnt_cache {
 	size_t ns_n, ns_cap;
 
 	/*
-	 * from mountinfo: read at most once (enum gv_mi_state, or -errno),
-	 * parsed only when a field is asked
+	 * from mountinfo: read at most once (enum gv_mi_state, or -errno);
+	 * indexed by ID when a mount is asked for, its line parsed when a
+	 * field of it is
 	 */
 	int mi_state;
 	struct gv_mnt_table mi;
@@ -244,7 +245,7 @@ struct gv_mnt_cache {
 	size_t mi_cap, mi_len;
 };
 
-enum gv_mi_state { GV_MI_UNREAD, GV_MI_READ, GV_MI_PARSED };
+enum gv_mi_state { GV_MI_UNREAD, GV_MI_READ, GV_MI_INDEXED };
 
 /*
  * One finished call's cache, parked with its memory for the next call of
@@ -388,15 +389,15 @@ static int gv_mountinfo_text(struct gv_mnt_cache *c)
 	return c->mi_state < 0 ? c->mi_state : 0;
 }
 
-/* ... and its mounts, parsed once per call. */
+/* ... and its mounts, indexed once per call. */
 static int gv_mountinfo(struct gv_mnt_cache *c)
 {
 	int err = gv_mountinfo_text(c);
 
 	if (!err && c->mi_state == GV_MI_READ) {
-		err = gv_mountinfo_parse(c->mi_text, c->mi_len, &c->mi,
+		err = gv_mountinfo_index(c->mi_text, c->mi_len, &c->mi,
 					 &c->arena);
-		c->mi_state = err ? err : GV_MI_PARSED;
+		c->mi_state = err ? err : GV_MI_INDEXED;
 	}
 	return err;
 }
@@ -519,7 +520,7 @@ static int gv_mi_lookup(struct gv_ctx *ctx, struct gv_mnt_cache *c,
 	if (err)
 		return err;
 	*out = gv_mnt_table_find(&c->mi, req->has_id ? req->id : id);
-	return *out ? 0 : -ENOENT;
+	return *out ? gv_mountinfo_fill(*out) : -ENOENT;
 }
 
 /*
@@ -562,7 +563,7 @@ static int gv_mnt_lookup(struct gv_ctx *ctx, const struct gv_req *req,
 			if (err)
 				return err;
 			*out = gv_mnt_table_find(&c->mi, m->id);
-			return *out ? 0 : -ENOENT;
+			return *out ? gv_mountinfo_fill(*out) : -ENOENT;
 		}
 	}
 	err = gv_mi_lookup(ctx, c, req, out);
@@ -679,8 +680,8 @@ static int gv_mntns_item(struct gv_out *out, uint32_t id)
 }
 
 /*
- * The list from mountinfo: from its mounts when an entry of the call had
- * them parsed already, else from the first field of each line alone.
+ * The list from mountinfo: from its index when an entry of the call made
+ * it already, else from the first field of each line alone.
  */
 static int gv_mntns_list_mi(struct gv_mnt_cache *c, struct gv_out *out)
 {
@@ -688,7 +689,7 @@ static int gv_mntns_list_mi(struct gv_mnt_cache *c, struct gv_out *out)
 	uint32_t id;
 	int err = 0, more;
 
-	if (c->mi_state == GV_MI_PARSED) {
+	if (c->mi_state == GV_MI_INDEXED) {
 		for (size_t i = 0; i < c->mi.n && !err; i++)
 			err = gv_mntns_item(out, c->mi.v[i]->id);
 		return err;

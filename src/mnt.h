@@ -44,6 +44,9 @@ struct gv_mount {
 	bool unbindable;
 	unsigned int known;	/* GV_MK_* */
 	struct gv_str root, point, options, fstype, source, superopts;
+	/* from mountinfo, while known is 0: its line, not parsed yet */
+	char *line;
+	size_t line_len;
 };
 
 /* Memory for the mounts of one call, all freed at once. */
@@ -77,9 +80,17 @@ void gv_mnt_table_free(struct gv_mnt_table *t);
  * @*len (the text is NUL-terminated besides).
  */
 int gv_mountinfo_read(char **text, size_t *cap, size_t *len);
-/* Parse @len bytes of that text in place into @t; strings point into it. */
-int gv_mountinfo_parse(char *text, size_t len, struct gv_mnt_table *t,
+/*
+ * Index @len bytes of that text into @t: a mount per line with its ID and
+ * line, and nothing known yet (-EIO for a line that starts with no ID).
+ */
+int gv_mountinfo_index(char *text, size_t len, struct gv_mnt_table *t,
 		       struct gv_mnt_arena *a);
+/*
+ * Parse the line of an indexed mount in place, once: then every fact is
+ * known, and the strings point into the text. -EIO for a bad line.
+ */
+int gv_mountinfo_fill(struct gv_mount *m);
 /*
  * Only the ID of the line at @*pos, which moves on to the next line:
  * 1, or 0 at @end, or -EIO for a line that starts with no ID.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * mountinfo.c - mounts from /proc/self/mountinfo, the interface every
- * kernel has: read once per getvalues() call, parsed in place (or only
- * scanned for the IDs, when a call just lists them).
+ * kernel has: read once per getvalues() call, its lines indexed by mount
+ * ID, and a line parsed in place the first time a field of its mount is
+ * asked for (so one mount costs the scan of the IDs and one line).
  *
  * A line (proc(5), fs/proc_namespace.c show_mountinfo()):
  *
@@ -177,7 +178,7 @@ static int gv_parse_line(char *line, char *end, struct gv_mount *m)
 	struct gv_str f;
 	char *pos = line, *colon, *sp;
 
-	*m = (struct gv_mount){ .known = GV_MK_ALL };
+	*m = (struct gv_mount){ 0 };
 	if (!gv_field_u32(&pos, end, &m->id) ||
 	    !gv_field_u32(&pos, end, &m->parent) || pos > end)
 		return -EIO;
@@ -205,29 +206,50 @@ static int gv_parse_line(char *line, char *end, struct gv_mount *m)
 	    !gv_field(&pos, end, esc, &m->source) ||
 	    !gv_field(&pos, end, esc, &m->superopts))
 		return -EIO;
+	m->known = GV_MK_ALL;
 	return 0;
 }
 
-int gv_mountinfo_parse(char *text, size_t len, struct gv_mnt_table *t,
+int gv_mountinfo_index(char *text, size_t len, struct gv_mnt_table *t,
 		       struct gv_mnt_arena *a)
 {
-	char *line, *nl, *end = text + len;
-	int err;
+	const char *pos = text, *end = text + len, *line;
+	uint32_t id;
+	int more, err = 0;
 
-	for (line = text; line < end; line = nl + 1) {
+	for (line = pos; !err &&
+	     (more = gv_mountinfo_next_id(&pos, end, &id)) > 0; line = pos) {
 		struct gv_mount *m = gv_mnt_alloc(a, sizeof(*m));
 
-		nl = memchr(line, '\n', end - line);
-		if (!nl)
-			nl = end;
 		if (!m)
 			return -ENOMEM;
-		err = gv_parse_line(line, nl, m);
-		if (!err)
-			err = gv_mnt_table_add(t, m);
-		if (err)
-			return err;
+		*m = (struct gv_mount){
+			.id = id,
+			.line = (char *)line,
+			/* up to its newline, or the end of the text */
+			.line_len = (pos > end ? end : pos - 1) - line,
+		};
+		err = gv_mnt_table_add(t, m);
 	}
+	return err ? err : more;
+}
+
+int gv_mountinfo_fill(struct gv_mount *m)
+{
+	struct gv_mount parsed;
+	int err;
+
+	if (m->known)
+		return 0;
+	if (!m->line)
+		return -EIO;	/* a line that did not parse before */
+	err = gv_parse_line(m->line, m->line + m->line_len, &parsed);
+	if (!err && parsed.id != m->id)
+		err = -EIO;	/* cannot happen: the index read the same */
+	m->line = NULL;
+	if (err)
+		return err;
+	*m = parsed;
 	return 0;
 }
 
