@@ -12,7 +12,11 @@
  * Per call, each mount is fetched once, with every part any entry of the
  * call asks for, and kept: the fields of one mount come from one snapshot.
  * mountinfo is read at most once per call, and not at all when statmount()
- * answers everything.
+ * answers everything; of its lines, only those of the mounts asked about
+ * are parsed (the list needs only their IDs). Nothing is kept from one
+ * call to the next but memory: mountinfo can change with no event that
+ * poll(2) reports (a rename above a mount point, a change of propagation),
+ * so a cache could not know when it went stale (getvalues(7)).
  *
  * Which one auto takes depends on the call (bench/mounts): statmount()
  * answers for one mount in a few microseconds, where mountinfo costs the
