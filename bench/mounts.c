@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * mounts.c - the mount of one path, and the whole mount table, through
- * getvalues() against parsing /proc/self/mountinfo and running findmnt(8).
+ * getvalues() against the bare system calls of each source, parsing
+ * /proc/self/mountinfo, and running findmnt(8).
  *
  *   mounts [-n COUNTS] [-r REPEATS] [-t MS]
  *
@@ -11,20 +12,25 @@
  *   one path:  id, mountpoint, options and fstype of the mount a path is on
  *              (the middle one of the added mounts);
  *   table:     every field of every mount ("mntns", then mntns:ID:FIELD).
- * getvalues() is measured as it comes (auto: statmount() for one path,
- * mountinfo for the table) and with GETVALUES_MOUNT_SOURCE=statmount and
- * =mountinfo, each in a child process (the variable is read once); the
- * ratios are against the default. "parse
- * mountinfo" reads the whole file and splits the lines, as libmount does,
- * stopping the one-path query at the line of the path's mount ID (from
- * statx). "statx+statmount" is the floor of the one-path query on a
- * kernel that has statmount(2) (6.8): statx(STATX_MNT_ID_UNIQUE) of the
- * path and one statmount() of that mount asking the same four things, the
- * two system calls the library's statmount source makes, with none of its
- * own work around them. findmnt includes starting the process, which is
- * what a script pays. Every figure is the median over REPEATS of the mean
- * time per query over at least MS milliseconds; ratios are the
- * competitor's time over getvalues' (below 1: getvalues is slower).
+ * getvalues() is measured as it comes (auto) and with
+ * GETVALUES_MOUNT_SOURCE=statmount and =mountinfo, each in a child process
+ * of its own (the variable is read once). The floors are what a careful
+ * program writes with each source: "parse mountinfo" reads the whole file
+ * and splits the lines, as libmount does, stopping the one-path query at
+ * the line of the path's mount ID (from statx); "statx+statmount" is
+ * statx(STATX_MNT_ID_UNIQUE) of the path and one statmount() asking the
+ * same four things, and "listmount+statmount" the IDs of listmount() and
+ * one statmount() per mount asking for all thirteen fields (Linux 6.8).
+ * findmnt includes starting the process, which is what a script pays.
+ *
+ * The methods take turns, in an order rotated from repeat to repeat, so
+ * that a load on the machine falls on all of them alike. Each sample is
+ * the mean wall and CPU time (user + system, the process and its children)
+ * per query over at least MS / REPEATS milliseconds; the figures are
+ * medians over REPEATS, and each ratio is the median of the ratios of one
+ * repeat. A getvalues row is divided by the floor of the source it uses
+ * (above 1: slower than the bare system calls); the other rows by
+ * getvalues (auto). "calls" counts the system calls of one query.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -198,9 +205,15 @@ static void mi_table(void)
 #endif
 #define SM_SB_BASIC	0x01U
 #define SM_MNT_BASIC	0x02U
+#define SM_PROPAGATE_FROM 0x04U
+#define SM_MNT_ROOT	0x08U
 #define SM_MNT_POINT	0x10U
 #define SM_FS_TYPE	0x20U
 #define SM_MNT_OPTS	0x80U
+#define SM_FS_SUBTYPE	0x100U
+#define SM_SB_SOURCE	0x200U
+#define SM_SUPPORTED	0x1000U
+#define LSMT_ROOT	0xffffffffffffffffULL
 
 struct mnt_id_req {
 	uint32_t size, spare;
@@ -222,6 +235,41 @@ static bool sm_one(const char *path)
 		    SM_MNT_OPTS;
 	return syscall(457 /* statmount */, &req, sm_buf, sizeof(sm_buf),
 		       0) == 0;
+}
+
+/*
+ * The whole table: the IDs from listmount(), then one statmount() of each
+ * asking for what the thirteen fields take. A mount unmounted in between
+ * (ENOENT) is skipped.
+ */
+static bool sm_table(void)
+{
+	static uint64_t ids[4096];
+	struct mnt_id_req req = { .size = sizeof(req), .mnt_id = LSMT_ROOT };
+	long n;
+
+	do {
+		n = syscall(458 /* listmount */, &req, ids, 4096, 0);
+		if (n < 0)
+			return false;
+		for (long i = 0; i < n; i++) {
+			struct mnt_id_req sr = {
+				.size = sizeof(sr), .mnt_id = ids[i],
+				.param = SM_SB_BASIC | SM_MNT_BASIC |
+					 SM_PROPAGATE_FROM | SM_MNT_ROOT |
+					 SM_MNT_POINT | SM_FS_TYPE |
+					 SM_MNT_OPTS | SM_FS_SUBTYPE |
+					 SM_SB_SOURCE | SM_SUPPORTED,
+			};
+
+			if (syscall(457, &sr, sm_buf, sizeof(sm_buf), 0) &&
+			    errno != ENOENT)
+				return false;
+		}
+		if (n)
+			req.param = ids[n - 1];
+	} while (n == 4096);
+	return true;
 }
 
 /* ---- getvalues ---- */
@@ -327,69 +375,184 @@ static void fm_table(void)
 /* ---- timing ---- */
 
 enum { Q_ONE, Q_TABLE };
+enum { M_AUTO, M_SM, M_MI, M_PARSE, M_BARE, M_FINDMNT, M_NUM };
+#define M_GV 3		/* the first three are getvalues, in children */
 
-static void query(int what, int q)
+static const char *const gv_source[M_GV] = { "auto", "statmount",
+					     "mountinfo" };
+
+static bool query(int m, int q)
 {
-	switch (what * 2 + q) {
-	case 0: gv_one(target); break;
-	case 1: gv_table(); break;
-	case 2: mi_one(target); break;
-	case 3: mi_table(); break;
-	case 4: fm_one(target); break;
-	case 5: fm_table(); break;
-	case 6: sink += sm_one(target); break;
+	switch (m) {
+	case M_AUTO: case M_SM: case M_MI:
+		if (q == Q_ONE)
+			gv_one(target);
+		else
+			gv_table();
+		return true;
+	case M_PARSE:
+		if (q == Q_ONE)
+			mi_one(target);
+		else
+			mi_table();
+		return true;
+	case M_BARE:
+		return q == Q_ONE ? sm_one(target) : sm_table();
+	default:
+		if (q == Q_ONE)
+			fm_one(target);
+		else
+			fm_table();
+		return true;
 	}
 }
 
-/* Median over the repeats of the mean ns per query. */
-static double measure(int what, int q)
+struct sample {
+	double wall, cpu;	/* ns per query; NAN: not on this kernel */
+};
+
+/* CPU time of this process and of its children that were waited for. */
+static double cpu_ns(void)
 {
-	double samples[MAX_REPEATS];
+	struct rusage self, kids;
 
-	query(what, q);		/* warm up */
-	for (int r = 0; r < repeats; r++) {
-		double t0 = bench_now_ns(), t;
-		long loops = 0;
-
-		do {
-			query(what, q);
-			loops++;
-			t = bench_now_ns() - t0;
-		} while (t < target_ns / repeats);
-		samples[r] = t / loops;
-	}
-	return bench_median(samples, repeats);
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (self.ru_utime.tv_sec + self.ru_stime.tv_sec +
+		kids.ru_utime.tv_sec + kids.ru_stime.tv_sec) * 1e9 +
+	       (self.ru_utime.tv_usec + self.ru_stime.tv_usec +
+		kids.ru_utime.tv_usec + kids.ru_stime.tv_usec) * 1e3;
 }
 
-/* getvalues with @source, in a child that has never called it. */
-static void measure_gv(const char *source, double out[2])
+/* One sample: queries for at least the time of a repeat. */
+static struct sample sample_here(int m, int q)
 {
-	int fd[2];
+	double t0 = bench_now_ns(), c0 = cpu_ns(), t;
+	long loops = 0;
+
+	do {
+		if (!query(m, q))
+			return (struct sample){ NAN, NAN };
+		loops++;
+		t = bench_now_ns() - t0;
+	} while (t < target_ns / repeats);
+	return (struct sample){ t / loops, (cpu_ns() - c0) / loops };
+}
+
+struct count_arg {
+	int m, q;
+};
+
+static void count_fn(void *p)
+{
+	const struct count_arg *a = p;
+
+	query(a->m, a->q);
+}
+
+static long count_calls(int m, int q)
+{
+	struct count_arg a = { m, q };
+
+	return m == M_FINDMNT ? -1 : bench_count_syscalls(count_fn, &a);
+}
+
+/*
+ * getvalues with one source, in a child that has never called it: it
+ * answers commands on a pipe (a query to sample, or to count the system
+ * calls of), so that its samples interleave with the others'.
+ */
+struct child {
 	pid_t pid;
-	int status;
+	int cmd, res;
+};
 
-	if (pipe(fd))
+enum { CMD_SAMPLE, CMD_COUNT };
+
+static void child_loop(int m, int cmd, int res)
+{
+	int c[2];
+
+	bool warm[2] = { false, false };
+
+	setenv("GETVALUES_MOUNT_SOURCE", gv_source[m], 1);
+	while (read(cmd, c, sizeof(c)) == sizeof(c)) {
+		struct sample r = { NAN, NAN };
+		long calls;
+
+		if (c[1] < 0 || c[1] > 1)
+			_exit(1);
+		if (!warm[c[1]])
+			query(m, c[1]);
+		warm[c[1]] = true;
+
+		if (c[0] == CMD_COUNT) {
+			calls = count_calls(m, c[1]);
+			if (write(res, &calls, sizeof(calls)) != sizeof(calls))
+				_exit(1);
+			continue;
+		}
+		r = sample_here(m, c[1]);
+		if (write(res, &r, sizeof(r)) != sizeof(r))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static struct child start_child(struct child *kids, int m)
+{
+	int cmd[2], res[2];
+	struct child ch;
+
+	if (pipe(cmd) || pipe(res))
 		die("pipe");
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
+	ch.pid = fork();
+	if (ch.pid < 0)
 		die("fork");
-	if (pid == 0) {
-		double r[2];
-
-		close(fd[0]);
-		setenv("GETVALUES_MOUNT_SOURCE", source, 1);
-		r[0] = measure(0, Q_ONE);
-		r[1] = measure(0, Q_TABLE);
-		if (write(fd[1], r, sizeof(r)) != sizeof(r))
-			_exit(1);
-		_exit(0);
+	if (ch.pid == 0) {
+		close(cmd[1]);
+		close(res[0]);
+		/* the pipes of the children before: theirs to see EOF on */
+		for (int i = 0; i < m; i++) {
+			close(kids[i].cmd);
+			close(kids[i].res);
+		}
+		/* a source the kernel lacks makes the child exit: n/a */
+		child_loop(m, cmd[0], res[1]);
 	}
-	close(fd[1]);
-	if (read(fd[0], out, 2 * sizeof(double)) != 2 * sizeof(double))
-		out[0] = out[1] = NAN;	/* e.g. statmount() missing */
-	close(fd[0]);
-	waitpid(pid, &status, 0);
+	close(cmd[0]);
+	close(res[1]);
+	ch.cmd = cmd[1];
+	ch.res = res[0];
+	return ch;
+}
+
+static bool ask(struct child *ch, int what, int q, void *out, size_t len)
+{
+	int c[2] = { what, q };
+
+	return ch->pid > 0 && write(ch->cmd, c, sizeof(c)) == sizeof(c) &&
+	       read(ch->res, out, len) == (ssize_t)len;
+}
+
+static void stop_child(struct child *ch)
+{
+	close(ch->cmd);
+	close(ch->res);
+	waitpid(ch->pid, NULL, 0);
+}
+
+static struct sample sample(struct child *kids, int m, int q)
+{
+	struct sample r = { NAN, NAN };
+
+	if (m < M_GV) {
+		if (!ask(&kids[m], CMD_SAMPLE, q, &r, sizeof(r)))
+			r = (struct sample){ NAN, NAN };
+		return r;
+	}
+	return sample_here(m, q);
 }
 
 static size_t count_mounts(void)
@@ -425,22 +588,124 @@ static void cell(double ns)
 	if (isnan(ns))
 		printf(" n/a |");
 	else if (ns >= 1e6)
-		printf(" %.1f ms |", ns / 1e6);
+		printf(" %.2f ms |", ns / 1e6);
 	else
 		printf(" %.1f µs |", ns / 1e3);
 }
 
 /* Two decimals below 10: getvalues being slower must not show as "0". */
-static void ratio(double other, double gv)
+static void ratio(double r)
 {
-	double r = other / gv;
-
 	if (isnan(r))
 		printf(" n/a |");
 	else if (r < 10)
 		printf(" %.2f |", r);
 	else
 		printf(" %.0f |", r);
+}
+
+/* The median over the repeats of @a's sample over @b's of the same repeat. */
+static double median_ratio(const double *a, const double *b, int stride)
+{
+	double v[MAX_REPEATS];
+
+	for (int r = 0; r < repeats; r++)
+		v[r] = a[r * stride] / b[r * stride];
+	return bench_median(v, repeats);
+}
+
+static double median_of(const double *a, int stride)
+{
+	double v[MAX_REPEATS];
+
+	for (int r = 0; r < repeats; r++)
+		v[r] = a[r * stride];
+	return bench_median(v, repeats);
+}
+
+/*
+ * What a row is divided by: a getvalues row by the floor of the source it
+ * takes (auto: statmount() for one path where the kernel has it, mountinfo
+ * for the table), the others by getvalues (auto).
+ */
+static int base_of(int m, int q, bool have_sm)
+{
+	switch (m) {
+	case M_AUTO:
+		return q == Q_ONE && have_sm ? M_BARE : M_PARSE;
+	case M_SM:
+		return M_BARE;
+	case M_MI:
+		return M_PARSE;
+	default:
+		return M_AUTO;
+	}
+}
+
+static const char *method_name(int m, int q)
+{
+	static const char *const names[M_NUM] = {
+		"getvalues", "getvalues, statmount", "getvalues, mountinfo",
+		"parse mountinfo", NULL, "findmnt",
+	};
+
+	if (m == M_BARE)
+		return q == Q_ONE ? "statx+statmount" : "listmount+statmount";
+	return names[m];
+}
+
+static void run_size(size_t n)
+{
+	/* [repeat][method] */
+	static double wall[2][MAX_REPEATS][M_NUM], cpu[2][MAX_REPEATS][M_NUM];
+	struct child kids[M_GV];
+	long calls[2][M_NUM];
+	bool have_sm = sm_one(target);
+
+	for (int m = 0; m < M_GV; m++)
+		kids[m] = start_child(kids, m);
+	for (int q = 0; q < 2; q++)
+		for (int m = 0; m < M_NUM; m++) {
+			if (m < M_GV) {
+				if (!ask(&kids[m], CMD_COUNT, q, &calls[q][m],
+					 sizeof(calls[q][m])))
+					calls[q][m] = -1;
+			} else {
+				query(m, q);	/* warm up */
+				calls[q][m] = count_calls(m, q);
+			}
+		}
+	for (int r = 0; r < repeats; r++)
+		for (int q = 0; q < 2; q++)
+			for (int i = 0; i < M_NUM; i++) {
+				int m = (i + r) % M_NUM;
+				struct sample x = sample(kids, m, q);
+
+				wall[q][r][m] = x.wall;
+				cpu[q][r][m] = x.cpu;
+			}
+	for (int m = 0; m < M_GV; m++)
+		stop_child(&kids[m]);
+
+	for (int q = 0; q < 2; q++)
+		for (int m = 0; m < M_NUM; m++) {
+			int b = base_of(m, q, have_sm);
+
+			printf("| %zu | %s | %s |", n, q ? "table" : "one path",
+			       method_name(m, q));
+			cell(median_of(&wall[q][0][m], M_NUM));
+			cell(median_of(&cpu[q][0][m], M_NUM));
+			if (calls[q][m] < 0)
+				printf(" |");
+			else
+				printf(" %ld |", calls[q][m]);
+			ratio(median_ratio(&wall[q][0][m], &wall[q][0][b],
+					   M_NUM));
+			ratio(median_ratio(&cpu[q][0][m], &cpu[q][0][b],
+					   M_NUM));
+			printf(" %s |\n", method_name(b, q));
+			fflush(stdout);
+		}
 }
 
 int main(int argc, char **argv)
@@ -467,6 +732,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* a child whose source the kernel lacks exits: n/a, not SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	if (unshare(CLONE_NEWNS) ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		die("private mount namespace (run as root)");
@@ -482,45 +749,20 @@ int main(int argc, char **argv)
 			die(m);
 	}
 
-	printf("%d repeats, at least %.0f ms each; medians per query. "
-	       "one path: mnt:id, :mountpoint, :options, :fstype; table: "
-	       "mntns, then all %d fields of every mount.\n\n", repeats,
-	       target_ns / 1e6 / repeats, NFIELDS);
-	printf("| mounts | query | getvalues | getvalues (statmount) | "
-	       "getvalues (mountinfo) | statx+statmount | parse mountinfo | "
-	       "findmnt | floor / getvalues | mountinfo / getvalues | "
-	       "findmnt / getvalues |\n");
-	printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("%d repeats, at least %.0f ms each, the methods taking turns; "
+	       "medians per query, wall and CPU (user + system). one path: "
+	       "mnt:id, :mountpoint, :options, :fstype; table: mntns, then "
+	       "all %d fields of every mount. A getvalues row is divided by "
+	       "the floor of its source (above 1: slower than the bare system "
+	       "calls), the other rows by getvalues; calls: system calls of "
+	       "one query.\n\n", repeats, target_ns / 1e6 / repeats, NFIELDS);
+	printf("| mounts | query | method | wall | CPU | calls | wall ratio | "
+	       "CPU ratio | divided by |\n");
+	printf("|---:|---|---|---:|---:|---:|---:|---:|---|\n");
 	for (tok = strtok_r(counts, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		double au[2], sm[2], mi[2], parse[2], fm[2], bare = NAN;
-		size_t n;
-
 		add_mounts(strtoul(tok, NULL, 10));
-		n = count_mounts();
-		measure_gv("auto", au);
-		measure_gv("statmount", sm);
-		measure_gv("mountinfo", mi);
-		for (int q = 0; q < 2; q++) {
-			parse[q] = measure(1, q);
-			fm[q] = measure(2, q);
-		}
-		if (sm_one(target))
-			bare = measure(3, Q_ONE);
-		for (int q = 0; q < 2; q++) {
-			printf("| %zu | %s |", n, q ? "table" : "one path");
-			cell(au[q]);
-			cell(sm[q]);
-			cell(mi[q]);
-			cell(q ? NAN : bare);
-			cell(parse[q]);
-			cell(fm[q]);
-			ratio(q ? NAN : bare, au[q]);
-			ratio(parse[q], au[q]);
-			ratio(fm[q], au[q]);
-			printf("\n");
-			fflush(stdout);
-		}
+		run_size(count_mounts());
 	}
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);

@@ -12,7 +12,11 @@
  * Per call, each mount is fetched once, with every part any entry of the
  * call asks for, and kept: the fields of one mount come from one snapshot.
  * mountinfo is read at most once per call, and not at all when statmount()
- * answers everything.
+ * answers everything; of its lines, only those of the mounts asked about
+ * are parsed (the list needs only their IDs). Nothing is kept from one
+ * call to the next but memory: mountinfo can change with no event that
+ * poll(2) reports (a rename above a mount point, a change of propagation),
+ * so a cache could not know when it went stale (getvalues(7)).
  *
  * Which one auto takes depends on the call (bench/mounts): statmount()
  * answers for one mount in a few microseconds, where mountinfo costs the
@@ -23,7 +27,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,12 +238,18 @@ struct gv_mnt_cache {
 	uint32_t *ns_ids;
 	size_t ns_n, ns_cap;
 
-	/* from mountinfo: read at most once (0 not yet, 1 read, < 0 -errno) */
+	/*
+	 * from mountinfo: read at most once (enum gv_mi_state, or -errno);
+	 * indexed by ID when a mount is asked for, its line parsed when a
+	 * field of it is
+	 */
 	int mi_state;
 	struct gv_mnt_table mi;
 	char *mi_text;
-	size_t mi_cap;
+	size_t mi_cap, mi_len;
 };
+
+enum gv_mi_state { GV_MI_UNREAD, GV_MI_READ, GV_MI_INDEXED };
 
 /*
  * One finished call's cache, parked with its memory for the next call of
@@ -372,15 +381,29 @@ static bool gv_mnt_unbulk(struct gv_mnt_cache *c)
 	return true;
 }
 
-static int gv_mountinfo(struct gv_mnt_cache *c)
+/* mountinfo's text, read once per call. */
+static int gv_mountinfo_text(struct gv_mnt_cache *c)
 {
-	if (!c->mi_state) {
-		int err = gv_mountinfo_load(&c->mi, &c->arena, &c->mi_text,
-					    &c->mi_cap);
+	if (c->mi_state == GV_MI_UNREAD) {
+		int err = gv_mountinfo_read(&c->mi_text, &c->mi_cap,
+					    &c->mi_len);
 
-		c->mi_state = err ? err : 1;
+		c->mi_state = err ? err : GV_MI_READ;
 	}
 	return c->mi_state < 0 ? c->mi_state : 0;
+}
+
+/* ... and its mounts, indexed once per call. */
+static int gv_mountinfo(struct gv_mnt_cache *c)
+{
+	int err = gv_mountinfo_text(c);
+
+	if (!err && c->mi_state == GV_MI_READ) {
+		err = gv_mountinfo_index(c->mi_text, c->mi_len, &c->mi,
+					 &c->arena);
+		c->mi_state = err ? err : GV_MI_INDEXED;
+	}
+	return err;
 }
 
 static int gv_ns_add(struct gv_mnt_cache *c, uint32_t id)
@@ -501,7 +524,7 @@ static int gv_mi_lookup(struct gv_ctx *ctx, struct gv_mnt_cache *c,
 	if (err)
 		return err;
 	*out = gv_mnt_table_find(&c->mi, req->has_id ? req->id : id);
-	return *out ? 0 : -ENOENT;
+	return *out ? gv_mountinfo_fill(*out) : -ENOENT;
 }
 
 /*
@@ -544,7 +567,7 @@ static int gv_mnt_lookup(struct gv_ctx *ctx, const struct gv_req *req,
 			if (err)
 				return err;
 			*out = gv_mnt_table_find(&c->mi, m->id);
-			return *out ? 0 : -ENOENT;
+			return *out ? gv_mountinfo_fill(*out) : -ENOENT;
 		}
 	}
 	err = gv_mi_lookup(ctx, c, req, out);
@@ -554,6 +577,16 @@ static int gv_mnt_lookup(struct gv_ctx *ctx, const struct gv_req *req,
 }
 
 /* ---- the fields ---- */
+
+/* @v in decimal, ending at @end; returns where it starts. */
+static char *gv_mnt_u32(char *end, uint32_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
 
 #define GV_MNT_MEMBER(m, f, type) \
 	((const type *)((const char *)(m) + (f)->arg))
@@ -608,9 +641,15 @@ static int gv_mnt_dev(struct gv_ctx *ctx, const struct gv_req *req,
 		      struct gv_out *out)
 {
 	struct gv_mount *m;
+	char buf[24], *end = buf + sizeof(buf), *p;
 	int err = gv_mnt_lookup(ctx, req, req->field->arg2, &m);
 
-	return err ? err : gv_putf(out, "%u:%u", m->major, m->minor);
+	if (err)
+		return err;
+	p = gv_mnt_u32(end, m->minor);
+	*--p = ':';
+	p = gv_mnt_u32(p, m->major);
+	return gv_put(out, p, end - p);
 }
 
 #define S(name, member, fact) { #name, gv_mnt_string, \
@@ -637,12 +676,38 @@ static const struct gv_field gv_mnt_fields[] = {
 	{ NULL, NULL, 0, 0 },
 };
 
+static int gv_mntns_item(struct gv_out *out, uint32_t id)
+{
+	char buf[16], *end = buf + sizeof(buf), *p = gv_mnt_u32(end, id);
+
+	return gv_put_item(out, p, end - p);
+}
+
+/*
+ * The list from mountinfo: from its index when an entry of the call made
+ * it already, else from the first field of each line alone.
+ */
+static int gv_mntns_list_mi(struct gv_mnt_cache *c, struct gv_out *out)
+{
+	const char *pos = c->mi_text, *end = pos + c->mi_len;
+	uint32_t id;
+	int err = 0, more;
+
+	if (c->mi_state == GV_MI_INDEXED) {
+		for (size_t i = 0; i < c->mi.n && !err; i++)
+			err = gv_mntns_item(out, c->mi.v[i]->id);
+		return err;
+	}
+	while (!err && (more = gv_mountinfo_next_id(&pos, end, &id)) > 0)
+		err = gv_mntns_item(out, id);
+	return err ? err : more;
+}
+
 /* "mntns": the 32-bit IDs of every mount reachable from our root. */
 static int gv_mntns_list(struct gv_ctx *ctx, const struct gv_req *req,
 			 struct gv_out *out)
 {
 	struct gv_mnt_cache *c = gv_mnt_cache(ctx);
-	char buf[16];
 	int err = 0;
 
 	(void)req;
@@ -654,26 +719,17 @@ static int gv_mntns_list(struct gv_ctx *ctx, const struct gv_req *req,
 		while (!c->scan_done && !err)
 			err = gv_mnt_scan_step(c);
 		if (!err) {
-			for (size_t i = 0; i < c->ns_n && !err; i++) {
-				int n = snprintf(buf, sizeof(buf), "%u",
-						 c->ns_ids[i]);
-
-				err = gv_put_item(out, buf, n);
-			}
+			for (size_t i = 0; i < c->ns_n && !err; i++)
+				err = gv_mntns_item(out, c->ns_ids[i]);
 			return err;
 		}
 		if (!gv_mnt_fall_back(c, err))
 			return err;
 	}
-	err = gv_mountinfo(c);
+	err = gv_mountinfo_text(c);
 	if (err && gv_mnt_unbulk(c))
 		return gv_mntns_list(ctx, req, out);
-	for (size_t i = 0; i < c->mi.n && !err; i++) {
-		int n = snprintf(buf, sizeof(buf), "%u", c->mi.v[i]->id);
-
-		err = gv_put_item(out, buf, n);
-	}
-	return err;
+	return err ? err : gv_mntns_list_mi(c, out);
 }
 
 /* "mntns:ID": the field names, once ID is known to exist. */

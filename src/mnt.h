@@ -44,6 +44,9 @@ struct gv_mount {
 	bool unbindable;
 	unsigned int known;	/* GV_MK_* */
 	struct gv_str root, point, options, fstype, source, superopts;
+	/* from mountinfo, while known is 0: its line, not parsed yet */
+	char *line;
+	size_t line_len;
 };
 
 /* Memory for the mounts of one call, all freed at once. */
@@ -72,12 +75,27 @@ void gv_mnt_table_reset(struct gv_mnt_table *t);
 void gv_mnt_table_free(struct gv_mnt_table *t);
 
 /*
- * mountinfo.c: parse /proc/self/mountinfo into @t. The text is read into
- * @*text, a buffer of @*cap bytes that is grown as needed and may be
- * reused; the strings of @t point into it.
+ * mountinfo.c: /proc/thread-self/mountinfo read into @*text, a buffer of
+ * @*cap bytes that is grown as needed and may be reused; its length in
+ * @*len (the text is NUL-terminated besides).
  */
-int gv_mountinfo_load(struct gv_mnt_table *t, struct gv_mnt_arena *a,
-		      char **text, size_t *cap);
+int gv_mountinfo_read(char **text, size_t *cap, size_t *len);
+/*
+ * Index @len bytes of that text into @t: a mount per line with its ID and
+ * line, and nothing known yet (-EIO for a line that starts with no ID).
+ */
+int gv_mountinfo_index(char *text, size_t len, struct gv_mnt_table *t,
+		       struct gv_mnt_arena *a);
+/*
+ * Parse the line of an indexed mount in place, once: then every fact is
+ * known, and the strings point into the text. -EIO for a bad line.
+ */
+int gv_mountinfo_fill(struct gv_mount *m);
+/*
+ * Only the ID of the line at @*pos, which moves on to the next line:
+ * 1, or 0 at @end, or -EIO for a line that starts with no ID.
+ */
+int gv_mountinfo_next_id(const char **pos, const char *end, uint32_t *id);
 /* The 32-bit mount ID of @fd, as mountinfo shows it. */
 int gv_mountinfo_id_of(int fd, uint32_t *id);
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * mountinfo.c - mounts from /proc/self/mountinfo, the interface every
- * kernel has: read once per getvalues() call, parsed in place.
+ * kernel has: read once per getvalues() call, its lines indexed by mount
+ * ID, and a line parsed in place the first time a field of its mount is
+ * asked for (so one mount costs the scan of the IDs and one line).
  *
  * A line (proc(5), fs/proc_namespace.c show_mountinfo()):
  *
@@ -50,13 +52,12 @@ size_t gv_mnt_unescape(char *s, size_t len)
  * /proc that is checked to be procfs (proc.c), of the calling thread (the
  * main thread may have exited).
  */
-static int gv_read_all(const char *rel, char **text, size_t *cap,
-		       size_t *len)
+int gv_mountinfo_read(char **text, size_t *cap, size_t *len)
 {
 	size_t n = 0;
 	ssize_t r;
 	char *p;
-	int fd = gv_proc_open(rel, O_RDONLY | O_NOCTTY);
+	int fd = gv_proc_open("thread-self/mountinfo", O_RDONLY | O_NOCTTY);
 
 	if (fd < 0)
 		return fd;
@@ -89,8 +90,34 @@ static int gv_read_all(const char *rel, char **text, size_t *cap,
 	return 0;
 }
 
-/* Next field of a line: up to the next space or the end of the line. */
-static bool gv_field(char **pos, char *end, struct gv_str *f)
+/*
+ * Decimal digits as the kernel prints them, fitting in 32 bits; anything
+ * else (empty, a sign, a letter, too long) is no number.
+ */
+static bool gv_u32(const char *p, size_t n, uint32_t *v)
+{
+	uint64_t x = 0;
+
+	if (!n || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = (unsigned char)p[i] - '0';
+
+		if (d > 9)
+			return false;
+		x = x * 10 + d;
+	}
+	if (x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+/*
+ * Next field of a line: up to the next space or the end of the line,
+ * NUL-terminated in place, unescaped when the line has a backslash (@esc).
+ */
+static bool gv_field(char **pos, char *end, bool esc, struct gv_str *f)
 {
 	char *p = *pos, *sp;
 
@@ -99,36 +126,34 @@ static bool gv_field(char **pos, char *end, struct gv_str *f)
 	sp = memchr(p, ' ', end - p);
 	if (!sp)
 		sp = end;
-	*sp = 0;
 	f->p = p;
-	f->len = gv_mnt_unescape(p, sp - p);
+	f->len = esc ? gv_mnt_unescape(p, sp - p) : (size_t)(sp - p);
 	p[f->len] = 0;
 	*pos = sp + 1;
 	return true;
 }
 
-static bool gv_number(const struct gv_str *f, uint32_t *v)
+static bool gv_field_u32(char **pos, char *end, uint32_t *v)
 {
-	char *end;
-	unsigned long n;
+	char *p = *pos, *sp;
 
-	if (!f->len || f->p[0] < '0' || f->p[0] > '9')
+	if (p > end)
 		return false;
-	errno = 0;
-	n = strtoul(f->p, &end, 10);
-	if (errno || (size_t)(end - f->p) != f->len || n > UINT32_MAX)
-		return false;
-	*v = (uint32_t)n;
-	return true;
+	sp = memchr(p, ' ', end - p);
+	if (!sp)
+		sp = end;
+	*pos = sp + 1;
+	return gv_u32(p, sp - p, v);
 }
 
 /* A propagation tag: "shared:N", "master:N", "propagate_from:N", ... */
 static void gv_tag(struct gv_mount *m, const struct gv_str *f)
 {
-	static const struct { const char *name; size_t off; } tags[] = {
-		{ "shared:", offsetof(struct gv_mount, shared) },
-		{ "master:", offsetof(struct gv_mount, master) },
-		{ "propagate_from:", offsetof(struct gv_mount, propagate_from) },
+	static const struct { const char *name; size_t len, off; } tags[] = {
+		{ "shared:", 7, offsetof(struct gv_mount, shared) },
+		{ "master:", 7, offsetof(struct gv_mount, master) },
+		{ "propagate_from:", 15,
+		  offsetof(struct gv_mount, propagate_from) },
 	};
 
 	if (f->len == 10 && !memcmp(f->p, "unbindable", 10)) {
@@ -136,74 +161,112 @@ static void gv_tag(struct gv_mount *m, const struct gv_str *f)
 		return;
 	}
 	for (size_t i = 0; i < GV_ARRAY_SIZE(tags); i++) {
-		size_t l = strlen(tags[i].name);
-		struct gv_str n = { f->p + l, f->len - l };
+		size_t l = tags[i].len;
 
-		if (f->len > l && !memcmp(f->p, tags[i].name, l))
-			gv_number(&n, (uint32_t *)((char *)m + tags[i].off));
+		if (f->len > l && !memcmp(f->p, tags[i].name, l)) {
+			gv_u32(f->p + l, f->len - l,
+			       (uint32_t *)((char *)m + tags[i].off));
+			return;
+		}
 	}
 }
 
+/* One line, @line to @end (its newline or the end of the text). */
 static int gv_parse_line(char *line, char *end, struct gv_mount *m)
 {
-	struct gv_str f, dev;
-	char *pos = line, *colon;
+	bool esc = memchr(line, '\\', end - line);
+	struct gv_str f;
+	char *pos = line, *colon, *sp;
 
-	*m = (struct gv_mount){ .known = GV_MK_ALL };
-	if (!gv_field(&pos, end, &f) || !gv_number(&f, &m->id) ||
-	    !gv_field(&pos, end, &f) || !gv_number(&f, &m->parent) ||
-	    !gv_field(&pos, end, &dev))
+	*m = (struct gv_mount){ 0 };
+	if (!gv_field_u32(&pos, end, &m->id) ||
+	    !gv_field_u32(&pos, end, &m->parent) || pos > end)
 		return -EIO;
-	colon = memchr(dev.p, ':', dev.len);
-	if (!colon)
+	/* MAJOR:MINOR */
+	sp = memchr(pos, ' ', end - pos);
+	if (!sp)
+		sp = end;
+	colon = memchr(pos, ':', sp - pos);
+	if (!colon || !gv_u32(pos, colon - pos, &m->major) ||
+	    !gv_u32(colon + 1, sp - colon - 1, &m->minor))
 		return -EIO;
-	if (!gv_number(&(struct gv_str){ dev.p, colon - dev.p }, &m->major) ||
-	    !gv_number(&(struct gv_str){ colon + 1,
-					 dev.len - (colon + 1 - dev.p) },
-		       &m->minor))
-		return -EIO;
-	if (!gv_field(&pos, end, &m->root) || !gv_field(&pos, end, &m->point) ||
-	    !gv_field(&pos, end, &m->options))
+	pos = sp + 1;
+	if (!gv_field(&pos, end, esc, &m->root) ||
+	    !gv_field(&pos, end, esc, &m->point) ||
+	    !gv_field(&pos, end, esc, &m->options))
 		return -EIO;
 	for (;;) {
-		if (!gv_field(&pos, end, &f))
+		if (!gv_field(&pos, end, false, &f))
 			return -EIO;
 		if (f.len == 1 && f.p[0] == '-')
 			break;
 		gv_tag(m, &f);
 	}
-	if (!gv_field(&pos, end, &m->fstype) ||
-	    !gv_field(&pos, end, &m->source) ||
-	    !gv_field(&pos, end, &m->superopts))
+	if (!gv_field(&pos, end, esc, &m->fstype) ||
+	    !gv_field(&pos, end, esc, &m->source) ||
+	    !gv_field(&pos, end, esc, &m->superopts))
 		return -EIO;
+	m->known = GV_MK_ALL;
 	return 0;
 }
 
-int gv_mountinfo_load(struct gv_mnt_table *t, struct gv_mnt_arena *a,
-		      char **text, size_t *cap)
+int gv_mountinfo_index(char *text, size_t len, struct gv_mnt_table *t,
+		       struct gv_mnt_arena *a)
 {
-	char *buf, *line, *nl;
-	size_t len = 0;
-	int err = gv_read_all("thread-self/mountinfo", text, cap, &len);
+	const char *pos = text, *end = text + len, *line;
+	uint32_t id;
+	int more, err = 0;
 
-	if (err)
-		return err;
-	buf = *text;
-	for (line = buf; line < buf + len; line = nl + 1) {
+	for (line = pos; !err &&
+	     (more = gv_mountinfo_next_id(&pos, end, &id)) > 0; line = pos) {
 		struct gv_mount *m = gv_mnt_alloc(a, sizeof(*m));
 
-		nl = memchr(line, '\n', buf + len - line);
-		if (!nl)
-			nl = buf + len;
 		if (!m)
 			return -ENOMEM;
-		err = gv_parse_line(line, nl, m);
-		if (!err)
-			err = gv_mnt_table_add(t, m);
-		if (err)
-			return err;
+		*m = (struct gv_mount){
+			.id = id,
+			.line = (char *)line,
+			/* up to its newline, or the end of the text */
+			.line_len = (pos > end ? end : pos - 1) - line,
+		};
+		err = gv_mnt_table_add(t, m);
 	}
+	return err ? err : more;
+}
+
+int gv_mountinfo_fill(struct gv_mount *m)
+{
+	struct gv_mount parsed;
+	int err;
+
+	if (m->known)
+		return 0;
+	if (!m->line)
+		return -EIO;	/* a line that did not parse before */
+	err = gv_parse_line(m->line, m->line + m->line_len, &parsed);
+	if (!err && parsed.id != m->id)
+		err = -EIO;	/* cannot happen: the index read the same */
+	m->line = NULL;
+	if (err)
+		return err;
+	*m = parsed;
 	return 0;
+}
+
+int gv_mountinfo_next_id(const char **pos, const char *end, uint32_t *id)
+{
+	const char *p = *pos, *sp, *nl;
+
+	if (p >= end)
+		return 0;
+	nl = memchr(p, '\n', end - p);
+	if (!nl)
+		nl = end;
+	sp = memchr(p, ' ', nl - p);
+	if (!sp || !gv_u32(p, sp - p, id))
+		return -EIO;
+	*pos = nl + 1;
+	return 1;
 }
 
 int gv_mountinfo_id_of(int fd, uint32_t *id)

@@ -37,7 +37,8 @@ static const struct gv_field *gv_find_field(const struct gv_field *f,
 					    const char *name, size_t len)
 {
 	for (; f && f->name; f++)
-		if (strlen(f->name) == len && !memcmp(f->name, name, len))
+		if (f->name[0] == *name && !strncmp(f->name, name, len) &&
+		    !f->name[len])
 			return f;
 	return NULL;
 }

@@ -143,29 +143,66 @@ static void build_tree(void)
 	do_mount(NULL, at("root/c"), NULL, MS_SLAVE, NULL);
 }
 
-/* mntns against the IDs of mountinfo, in its order. */
-static void check_list(const char *src, const struct mi_table *mi)
+/* Whether the list @v holds the IDs of mountinfo, in its order. */
+static bool list_is(const struct name_val *v, const struct mi_table *mi,
+		    size_t *at)
 {
-	static char buf[1 << 20];
-	struct name_val v = { .name = "mntns",
-			      .value_in = { buf, sizeof(buf) } };
+	const char *buf = v->value_out.iov_base;
 	size_t i = 0, off = 0;
-	bool same;
-	int r = getvalues(AT_FDCWD, "/", &v, 1, 0);
+	bool same = v->error == 0;
 
-	same = r == 1 && v.error == 0;
-	while (same && off < v.value_out.iov_len) {
+	while (same && off < v->value_out.iov_len) {
 		const char *item = buf + off;
 
 		same = i < mi->n && !strcmp(item, mi->m[i].val[MF_ID]);
 		off += strlen(item) + 1;
 		i++;
 	}
-	if (!tap_ok(same && i == mi->n,
+	*at = i;
+	return same && i == mi->n;
+}
+
+/* mntns against the IDs of mountinfo, in its order. */
+static void check_list(const char *src, const struct mi_table *mi)
+{
+	static char buf[1 << 20];
+	struct name_val v = { .name = "mntns",
+			      .value_in = { buf, sizeof(buf) } };
+	size_t i;
+	int r = getvalues(AT_FDCWD, "/", &v, 1, 0);
+
+	if (!tap_ok(r == 1 && list_is(&v, mi, &i),
 		    "%s: mntns lists the %zu IDs of mountinfo in its order",
 		    src, mi->n))
 		tap_diag("ret %d error %u, differs at item %zu", r, v.error,
 			 i);
+}
+
+/*
+ * The list before and after a field of the same call: the library lists
+ * from the IDs of mountinfo's lines until a field has it parse them all,
+ * then from the mounts parsed; the two must agree.
+ */
+static void check_list_mixed(const char *src, const struct mi_table *mi)
+{
+	static char buf[1 << 21];
+	const struct mi_mount *last = &mi->m[mi->n - 1];
+	char name[64];
+	struct name_val v[3] = {
+		{ .name = "mntns", .value_in = { buf, sizeof(buf) } },
+		{ .name = name },
+		{ .name = "mntns" },
+	};
+	size_t i, j;
+	int r;
+
+	snprintf(name, sizeof(name), "mntns:%lu:mountpoint", last->id);
+	r = getvalues(AT_FDCWD, "/", v, 3, 0);
+	tap_ok(r == 3 && list_is(&v[0], mi, &i) &&
+	       nv_is(&v[1], last->val[MF_MOUNTPOINT],
+		     last->len[MF_MOUNTPOINT]) && list_is(&v[2], mi, &j),
+	       "%s: mntns, a field, mntns again in one call: both lists are "
+	       "mountinfo's", src);
 }
 
 /* Every field of every mount through mntns:ID:FIELD, in one call. */
@@ -349,6 +386,7 @@ static void run_checks(const char *src, bool inside_root)
 	gv_mnt_force_source(src);
 	mi_load(&mi);
 	check_list(src, &mi);
+	check_list_mixed(src, &mi);
 	check_all_fields(src, &mi);
 	check_origins(src, &mi);
 	if (!inside_root)
