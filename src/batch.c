@@ -129,12 +129,21 @@ static enum gv_fs_class gv_fs_class(struct gv_ctx *ctx)
 }
 
 /* The number of data: files from entry @i on, counting up to @max. */
-static size_t gv_count_files(struct gv_ctx *ctx, size_t i, size_t max)
+/*
+ * data: files from entry @i on, up to @max. On procfs, only those the ring
+ * would fetch: a process's fd/N, cwd, exe and the like are links that it
+ * leaves to data.c (uring_batch.c), and a call of thousands of them, as
+ * gvlsof makes, would plan a batch for nothing.
+ */
+static size_t gv_count_files(struct gv_ctx *ctx, size_t i, size_t max,
+			     bool ring_only)
 {
 	size_t files = 0;
 
 	for (; i < ctx->nreqs && files < max; i++)
-		files += gv_data_is_file(&ctx->reqs[i]);
+		files += gv_data_is_file(&ctx->reqs[i]) &&
+			 !(ring_only && gv_uring_refuses(ctx,
+							 ctx->reqs[i].arg));
 	return files;
 }
 
@@ -161,19 +170,19 @@ static int gv_auto_decide(struct gv_ctx *ctx, size_t i)
 	switch (gv_fs_class(ctx)) {
 	case GV_FS_PROC:
 		if (!gv_two_cpus() ||
-		    gv_count_files(ctx, i, GV_AUTO_PROC_FILES) <
+		    gv_count_files(ctx, i, GV_AUTO_PROC_FILES, true) <
 		    GV_AUTO_PROC_FILES)
 			return GV_BATCH_OFF;
 		state = GV_BATCH_NOW;
 		break;
 	case GV_FS_DISK:
-		if (gv_count_files(ctx, i, GV_AUTO_DISK_FILES) <
+		if (gv_count_files(ctx, i, GV_AUTO_DISK_FILES, false) <
 		    GV_AUTO_DISK_FILES)
 			return GV_BATCH_OFF;
 		state = GV_BATCH_NOW;
 		break;
 	case GV_FS_OTHER:
-		if (gv_count_files(ctx, i, GV_AUTO_PROBE_FILES) <
+		if (gv_count_files(ctx, i, GV_AUTO_PROBE_FILES, false) <
 		    GV_AUTO_PROBE_FILES)
 			return GV_BATCH_OFF;
 		state = GV_BATCH_PROBE;

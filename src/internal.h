@@ -173,6 +173,7 @@ int gv_uring_batch_fetch(struct gv_ctx *ctx, size_t from,
 			 const struct gv_out *out, struct gv_batch **batch);
 int gv_uring_batch_get(struct gv_batch *b, size_t i, struct gv_out *out);
 void gv_uring_batch_free(struct gv_batch *b);
+bool gv_uring_refuses(struct gv_ctx *ctx, const char *path);
 int gv_uring_busy_slots(void);
 
 /* ---- getvalues(): the per-call context, parsed names and value sinks ---- */

@@ -333,7 +333,7 @@ static bool gv_has_component(const char *path, const char *name)
  *     counts O_NONBLOCK as "may retry" on a file it can poll, and would
  *     wait for the next kernel message (io_uring/rw.c, __io_read()).
  */
-static bool gv_ring_refuses(struct gv_ctx *ctx, const char *path)
+bool gv_uring_refuses(struct gv_ctx *ctx, const char *path)
 {
 	const struct statfs *sfs;
 
@@ -378,14 +378,14 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 	/*
 	 * An open file that says it is empty is either empty (data.c reads
 	 * it with one read) or one whose reads make its data, a trace pipe
-	 * that the ring would wait on as on kmsg (see gv_ring_refuses()).
+	 * that the ring would wait on as on kmsg (see gv_uring_refuses()).
 	 */
 	if (kind == GV_DATA_FILE && f.size == 0) {
 		gv_fd_close(f.fd);
 		kind = -EGV_SYNC;
 	}
 	if (kind == GV_DATA_TRY) {
-		if (gv_ring_refuses(ctx, j->path))
+		if (gv_uring_refuses(ctx, j->path))
 			kind = -EGV_SYNC;
 		else if (gv_direct_allowed(ctx, b))
 			kind = gv_direct_allowed(ctx, b);

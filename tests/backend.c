@@ -483,6 +483,33 @@ static void test_auto(void)
 			       "auto, %d files on procfs: %s", num,
 			       want == GV_BACKEND_URING ? "uring" : "sync");
 		}
+
+		/*
+		 * A process's fd/N are links, which the ring leaves to
+		 * plain system calls: 64 of them are no batch, and 16
+		 * files among them are.
+		 */
+		for (int files = 0; files <= 16; files += 16) {
+			static char fdname[32];
+			enum gv_backend_id want = files && two ?
+				GV_BACKEND_URING : GV_BACKEND_SYNC;
+			int fd = open("/", O_PATH | O_CLOEXEC), n;
+
+			snprintf(fdname, sizeof(fdname), "data:fd/%d", fd);
+			for (int i = 0; i < 64; i++)
+				vec[i] = (struct name_val){ .name = i % 4 ||
+					i / 4 >= files ? fdname : "data:stat" };
+			vec[0].value_in = (struct iovec){ buf, sizeof(buf) };
+			n = getvalues(AT_FDCWD, "/proc/self", vec, 64, 0);
+			tap_ok(n == 64 && !vec[1].error &&
+			       vec[1].value_out.iov_len == 1 &&
+			       !memcmp(vec[1].value_out.iov_base, "/", 1) &&
+			       gv_backend_last() == want,
+			       "auto, 64 fd/N links and %d files on procfs: %s",
+			       files, want == GV_BACKEND_URING ? "uring" :
+			       "sync");
+			close(fd);
+		}
 	}
 }
 
