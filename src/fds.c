@@ -185,6 +185,7 @@ static void gv_self_new(int *mine, unsigned int *nmine, unsigned int max)
 	for (unsigned int p = 0; p < GV_FD_PAGES; p++)
 		__atomic_store_n(&gv_fd_mapped[p], NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&gv_fds, NULL, __ATOMIC_RELEASE);
+	gv_batch_new_process();
 	__atomic_add_fetch(&gv_gen, 1, __ATOMIC_RELEASE);
 }
 

@@ -166,6 +166,8 @@ int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
 int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
 		   struct gv_out *out);
 void gv_batch_end(struct gv_ctx *ctx);
+void gv_batch_new_process(void);
+void gv_batch_test_running(int n);
 
 /* uring_batch.c: the uring backend's batch ops, and for tests, the slots
  * of this thread's ring still holding a file */
@@ -289,6 +291,7 @@ struct gv_ctx {
 	/* backend.c: how the data: values are fetched (enum gv_batch_state) */
 	int batch_state;
 	struct gv_batch *batch;
+	bool running;		/* counted in batch.c's calls running */
 
 	/* facts about $ORIGIN, fetched once per call when first needed */
 	bool have_statfs;

@@ -410,6 +410,20 @@ static void expect_auto(const struct files *f, const char *fs, int n,
 			 "no" : "yes");
 }
 
+/* The backend that fetched @vec's 64 procfs files in a child of fork(). */
+static int child_backend(struct name_val *vec)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(getvalues(AT_FDCWD, "/proc/self", vec, 64, 0) == 64 ?
+		      gv_backend_last() : 100);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 static void test_auto(void)
 {
 	struct files shm = { 0 }, *ext4 = &main_files;
@@ -483,6 +497,27 @@ static void test_auto(void)
 			       "auto, %d files on procfs: %s", num,
 			       want == GV_BACKEND_URING ? "uring" : "sync");
 		}
+
+		/*
+		 * No CPU to spare: another thread's call running (one per
+		 * CPU, as gvlsof makes them) keeps procfs on plain system
+		 * calls; a child of fork() starts with none running.
+		 */
+		for (int i = 0; i < 64; i++)
+			vec[i] = (struct name_val){
+				.name = i ? ":stat" : "data:stat" };
+		vec[0].value_in = (struct iovec){ buf, sizeof(buf) };
+		gv_batch_test_running(CPU_COUNT(&set) - 1);
+		tap_ok(getvalues(AT_FDCWD, "/proc/self", vec, 64, 0) == 64 &&
+		       gv_backend_last() == GV_BACKEND_SYNC,
+		       "auto, 64 files on procfs, a call running on every "
+		       "other CPU: sync");
+		if (two)
+			tap_ok(child_backend(vec) == GV_BACKEND_URING,
+			       "... and in a child of fork(): uring");
+		else
+			tap_skip(1, "one CPU: procfs stays on sync");
+		gv_batch_test_running(-(CPU_COUNT(&set) - 1));
 
 		/*
 		 * A process's fd/N are links, which the ring leaves to
