@@ -176,6 +176,7 @@ int gv_uring_batch_fetch(struct gv_ctx *ctx, size_t from,
 int gv_uring_batch_get(struct gv_batch *b, size_t i, struct gv_out *out);
 void gv_uring_batch_free(struct gv_batch *b);
 bool gv_uring_refuses(struct gv_ctx *ctx, const char *path);
+bool gv_ring_warm(void);
 int gv_uring_busy_slots(void);
 
 /* ---- getvalues(): the per-call context, parsed names and value sinks ---- */

@@ -67,6 +67,18 @@ static void gv_ring_destroy(void *arg)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * Whether this thread has its ring already, working and of this process:
+ * a batch on it costs no set-up (ring, io-wq workers, staging memory).
+ */
+bool gv_ring_warm(void)
+{
+	const struct gv_ring *r = &gv_tring;
+
+	return r->ready && !r->broken && r->stage &&
+	       r->gen == gv_fork_gen();
+}
+
 static void gv_ring_init_once(void)
 {
 	gv_ring_key_made = !pthread_key_create(&gv_ring_key, gv_ring_destroy);
