@@ -12,12 +12,19 @@
  * is left open. What the kernel sees (KASAN, lockdep, WARN) is on the
  * console, which kcheck reads.
  *
+ * No call may wait for long: readfile(2) of a FIFO waits for a writer as
+ * open(2) does, getvalues(2) never waits (SPEC v2). Each call runs under
+ * a SIGALRM of WAIT_MAX seconds, without SA_RESTART, so that one that
+ * sleeps is ended with EINTR and told, with its arguments, instead of
+ * hanging the run: an unexpected result for getvalues(2).
+ *
  *   gvfuzz [SECONDS [SEED]]
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +43,7 @@
 #define PAGE		4096UL
 #define ARENA_PAGES	64
 #define MAX_VEC		512
+#define WAIT_MAX	10	/* seconds a call may take */
 
 struct name_val {
 	const char *name;
@@ -202,6 +210,27 @@ static size_t odd_size(void)
 	return pick(3) ? pick(8192) : PICK(sizes);
 }
 
+static volatile sig_atomic_t woken;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	woken = 1;
+}
+
+/* Arm the alarm for one call; after it, whether the call had to be woken. */
+static void call_begin(void)
+{
+	woken = 0;
+	alarm(WAIT_MAX);
+}
+
+static bool call_woken(void)
+{
+	alarm(0);
+	return woken;
+}
+
 static bool errno_ok(int e)
 {
 	switch (e) {
@@ -215,21 +244,55 @@ static bool errno_ok(int e)
 	return false;
 }
 
+/*
+ * A path as far as it can be read: a name of ours, or a pointer into the
+ * writable arena (where the values of earlier calls lie: a dir: listing
+ * there can spell "fifo"), up to the guard page; else "?".
+ */
+static const char *shown(const char *p)
+{
+	const char *end = arena + (ARENA_PAGES - 1) * PAGE;
+
+	if (p >= rw && p < end)
+		return p;
+	if (p >= names[0] && p < names[0] + sizeof(names[0]))
+		return p;
+	return "?";
+}
+
+static int shown_len(const char *p)
+{
+	const char *s = shown(p), *end = arena + (ARENA_PAGES - 1) * PAGE;
+
+	if (s >= rw && s < end)
+		return (int)strnlen(s, end - s < 60 ? end - s : 60);
+	return 60;
+}
+
 static void fuzz_readfile(void)
 {
 	static const char *const paths[] = {
 		"f", "d", "l", "missing", "/proc/self/status", "/proc/self/mem",
 		"/sys/kernel/uevent_seqnum", "", "fifo-not", "loop",
 	};
-	const char *path = pick(8) ? PICK(paths) : odd_pointer(names[0]);
+	bool listed = pick(8);
+	const char *path = listed ? PICK(paths) : odd_pointer(names[0]);
 	char *buf = odd_pointer(rw);
 	int flags = pick(4) ? 0 : (int)rnd();
+	int dfd;
 	long r;
 
 	if (path == names[0])
 		make_name(names[0], sizeof(names[0]));
-	r = syscall(NR_READFILE, pick(4) ? scratchfd : AT_FDCWD, path, buf,
-		    odd_size(), flags);
+	dfd = pick(4) ? scratchfd : AT_FDCWD;
+	call_begin();
+	r = syscall(NR_READFILE, dfd, path, buf, odd_size(), flags);
+	if (call_woken())
+		printf("# readfile(%s, \"%.*s\", flags %#x) waited %d s: "
+		       "%ld (%s)\n", dfd == AT_FDCWD ? "AT_FDCWD" : "scratch",
+		       listed ? 60 : shown_len(path),
+		       listed ? path : shown(path), flags, WAIT_MAX, r,
+		       r < 0 ? strerror(errno) : "");
 	calls++;
 	if (r < 0 && !errno_ok(errno)) {
 		bad++;
@@ -288,7 +351,21 @@ static void fuzz_getvalues(void)
 		flags = rnd();
 	if (!pick(50))
 		num = pick(2) ? (size_t)INT_MAX + 1 + pick(100) : INT_MAX;
+	call_begin();
 	r = syscall(NR_GETVALUES, dfd, path, vec, num, flags);
+	if (call_woken()) {
+		bool named = vec == (struct name_val *)vecmap ||
+			     (char *)vec == vecmap + space - num * sizeof(*vec);
+
+		bad++;
+		printf("# getvalues(origin %d, flags %#x, num %zu) waited %d "
+		       "s: %ld (%s); names:", which, flags, num, WAIT_MAX, r,
+		       r < 0 ? strerror(errno) : "");
+		for (i = 0; named && i < num && i < 8; i++)
+			printf(" \"%.40s\"", vec[i].name == names[i] ?
+			       names[i] : "?");
+		printf("\n");
+	}
 	calls++;
 	if (r < 0) {
 		if (!errno_ok(errno)) {
@@ -341,7 +418,10 @@ int main(int argc, char **argv)
 	time_t end = time(NULL) + seconds;
 	int fd0, fdn;
 
+	struct sigaction sa = { .sa_handler = on_alarm };
+
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
 	rng_state = seed | 1;
 	printf("1..2\n# seed %llu, %u seconds\n", (unsigned long long)seed,
 	       seconds);
