@@ -19,38 +19,6 @@
 
 size_t gv_calls;
 
-size_t batch_add(struct batch *b, const char *fmt, ...)
-{
-	char small[512];
-	va_list ap;
-	int len;
-
-	/* most names fit the small buffer: one formatting, one copy */
-	va_start(ap, fmt);
-	len = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	while (b->names_cap - b->names_len < (size_t)len + 1) {
-		b->names_cap = b->names_cap ? 2 * b->names_cap : 65536;
-		b->names = xrealloc(b->names, b->names_cap);
-	}
-	if ((size_t)len < sizeof(small)) {
-		memcpy(b->names + b->names_len, small, len + 1);
-	} else {
-		va_start(ap, fmt);
-		vsnprintf(b->names + b->names_len, len + 1, fmt, ap);
-		va_end(ap);
-	}
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 256;
-		b->vec = xrealloc(b->vec, b->cap * sizeof(*b->vec));
-		b->off = xrealloc(b->off, b->cap * sizeof(*b->off));
-	}
-	b->vec[b->n] = (struct name_val){ 0 };
-	b->off[b->n] = b->names_len;
-	b->names_len += len + 1;
-	return b->n++;
-}
-
 /* Room for one more name of @len bytes (and its NUL). */
 static size_t batch_slot(struct batch *b, size_t len)
 {
@@ -67,6 +35,30 @@ static size_t batch_slot(struct batch *b, size_t len)
 	b->off[b->n] = b->names_len;
 	b->names_len += len + 1;
 	return b->n++;
+}
+
+size_t batch_add(struct batch *b, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	size_t i;
+	char *dst;
+	int len;
+
+	/* most names fit the small buffer: one formatting, one copy */
+	va_start(ap, fmt);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	i = batch_slot(b, len);
+	dst = b->names + b->off[i];
+	if ((size_t)len < sizeof(small)) {
+		memcpy(dst, small, len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(dst, len + 1, fmt, ap);
+		va_end(ap);
+	}
+	return i;
 }
 
 /*
