@@ -20,7 +20,8 @@
 # src/native.c exists), KCHECK_TESTS (run only the guest programs whose
 # name matches one of these shell patterns, e.g. 'lib/backend* kselftest/*';
 # a quick way to iterate on one failure), KCHECK_FUZZ_TIME (seconds of
-# guest/gvfuzz: 30, 240 with KASAN).
+# guest/gvfuzz: 30, 240 with KASAN; '240 SEED' replays the run that
+# printed that seed).
 #
 # Everything heavy lives in the cache, never in the repository:
 #   tree-VERSION/   linux-source-6.12 unpacked, a git repository whose
