@@ -113,16 +113,7 @@ static inline int readfile_two(const struct files *f)
 /* Mappings of io_uring rings in this process. */
 static inline int ring_maps(void)
 {
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, "io_uring") != NULL;
-	fclose(f);
-	return n;
+	return t_count_maps("io_uring");
 }
 
 /*

@@ -45,21 +45,6 @@ struct user {
 	int bad;
 };
 
-/* Mappings of io_uring rings, and of the library, in this process. */
-static int maps(const char *what)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, what) != NULL;
-	fclose(f);
-	return n;
-}
-
 static void *user_main(void *p)
 {
 	static const char *const names[FILES] = {
@@ -109,17 +94,17 @@ static void run(void *arg)
 	if (!u.gv || !u.rf || sem_init(&u.used, 0, 0) ||
 	    sem_init(&u.closed, 0, 0))
 		tap_bail("dlsym or sem_init");
-	rings = maps("io_uring");
+	rings = t_count_maps("io_uring");
 	if (pthread_create(&t, NULL, user_main, &u))
 		tap_bail("pthread_create");
 	while (sem_wait(&u.used) && errno == EINTR)
 		;
 	tap_is_long(u.bad, 0, "GETVALUES_BACKEND=%s: the thread's calls "
 		    "through the dlopen()ed library work", j->backend);
-	if (maps("io_uring") <= rings)
+	if (t_count_maps("io_uring") <= rings)
 		tap_diag("the thread made no ring (io_uring not usable?)");
 	dlclose(h);
-	if (maps("libgetvalues.so"))
+	if (t_count_maps("libgetvalues.so"))
 		tap_diag("the library is still mapped after dlclose()");
 	sem_post(&u.closed);
 	pthread_join(t, NULL);

@@ -180,6 +180,20 @@ int t_list_fds(int *fds, int max)
 	return n;
 }
 
+int t_count_maps(const char *what)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, what) != NULL;
+	fclose(f);
+	return n;
+}
+
 int t_count_fds(void)
 {
 	return t_list_fds(NULL, 0);

@@ -24,6 +24,8 @@ ssize_t t_orc_read(int dfd, const char *path, void *buf, size_t size);
 
 /* Number of open descriptors, counted without allocating (fork-safe). */
 int t_count_fds(void);
+/* Lines of /proc/self/maps that contain @what, or -1. */
+int t_count_maps(const char *what);
 /* Fill @fds with the open descriptor numbers; returns how many. */
 int t_list_fds(int *fds, int max);
 
