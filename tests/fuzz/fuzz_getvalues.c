@@ -604,6 +604,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < (size_t)ret; i++) {
 		const char *x = same[i] ? "" : expanded[i];
 
+		/*
+		 * A lookup through ".." fails with EAGAIN when mounts or
+		 * renames anywhere on the system kept racing with it 256
+		 * times in a row (getvalues(2), ERRORS): a busy machine can
+		 * give it to one call and not to the next.
+		 */
+		if (v[i].error == EAGAIN || res[i].error == EAGAIN)
+			continue;
 		if (v[i].error != res[i].error)
 			fz_fail("entry %zu \"%s\": error %u, with shorthand %u",
 				i, x, v[i].error, res[i].error);
