@@ -59,7 +59,7 @@ static void gv_read_env(void)
 }
 
 /* The backend GETVALUES_BACKEND asks for, or GV_BACKEND_AUTO. */
-enum gv_backend_id gv_backend_forced(void)
+GV_HOT enum gv_backend_id gv_backend_forced(void)
 {
 	pthread_once(&gv_forced_once, gv_read_env);
 	return __atomic_load_n(&gv_forced, __ATOMIC_RELAXED);
@@ -94,7 +94,7 @@ static bool gv_probe_transient(int err)
  * A probe opens and reads files: never a cancellation point, so that a
  * pthread_cancel() cannot leave its descriptors open.
  */
-int gv_backend_usable(enum gv_backend_id id)
+GV_HOT int gv_backend_usable(enum gv_backend_id id)
 {
 	int r, cancel;
 
@@ -122,11 +122,6 @@ void gv_backend_lost(enum gv_backend_id id)
 void gv_backend_set_last(enum gv_backend_id id)
 {
 	gv_last = id;
-}
-
-const struct gv_backend *gv_backend_ops(enum gv_backend_id id)
-{
-	return gv_backends[id];
 }
 
 static bool gv_auto_native = true;
@@ -174,9 +169,21 @@ int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
  * and tmpfs the worker makes it slower. So a forced uring reads it with
  * plain system calls, as sync does; only the native call is different.
  */
-enum gv_backend_id gv_backend_readfile(enum gv_backend_id id)
+GV_HOT const struct gv_backend *gv_backend_readfile(int *err)
 {
+	enum gv_backend_id id = gv_backend_forced();
+
+	if (id == GV_BACKEND_UNKNOWN) {
+		*err = -EINVAL;		/* GETVALUES_BACKEND names nothing */
+		return NULL;
+	}
+	/* a forced backend that does not work here: ENOSYS, as getvalues */
+	*err = id == GV_BACKEND_AUTO ? 0 : gv_backend_usable(id);
+	if (*err)
+		return NULL;
 	if (id == GV_BACKEND_URING)
-		return GV_BACKEND_SYNC;
-	return gv_backend_auto(id, GV_BACKEND_SYNC);
+		id = GV_BACKEND_SYNC;
+	id = gv_backend_auto(id, GV_BACKEND_SYNC);
+	*err = gv_backend_usable(id);
+	return *err ? NULL : gv_backends[id];
 }

@@ -90,19 +90,27 @@ struct gv_fd_entry {
 #define GV_FD_DONE(v)		((v) >> 24)
 #define GV_FD_DONE_MASK		0xffffffffffull
 
+/* The counters first: one cache line with the first pages' pointers. */
 struct gv_fd_table {
-	struct gv_fd_entry *pages[GV_FD_PAGES];
 	uint64_t started;	/* forks whose prepare handler ran */
 	uint64_t done;		/* forks whose parent handler ran */
+	struct gv_fd_entry *pages[GV_FD_PAGES];
 };
 
-static struct gv_fd_table *gv_fds;
 /*
- * The pages again, in private memory: the pages of the parent's table that
- * a child has mapped are those its copy of this array names (a page the
- * parent maps after the child's memory was taken is not in the child).
+ * What every call reads, in one cache line (a system call leaves little of
+ * the caller's in the CPU's caches): the process check's word, the
+ * generation, the table, and the first of the pages again, in private
+ * memory: the pages of the parent's table that a child has mapped are
+ * those its copy of @mapped names (a page the parent maps after the
+ * child's memory was taken is not in the child). @self and @gen: below.
  */
-static struct gv_fd_entry *gv_fd_mapped[GV_FD_PAGES];
+static struct {
+	unsigned int *self;
+	unsigned long gen;
+	struct gv_fd_table *fds;
+	struct gv_fd_entry *mapped[GV_FD_PAGES];
+} gv_fd __attribute__((aligned(64)));
 
 /*
  * In the forking thread's memory, for its child: the table this fork was
@@ -139,20 +147,28 @@ static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max);
  */
 enum { GV_SELF_NEW, GV_SELF_BUSY, GV_SELF_KNOWN };
 
-static unsigned int *gv_self;		/* the word; NULL before first use */
-static unsigned int gv_self_nowipe;	/* gv_self without MADV_WIPEONFORK */
+/*
+ * gv_fd.self: the word, NULL before first use; gv_fd.gen: the generation,
+ * from 1.
+ */
+static unsigned int gv_self_nowipe;	/* gv_fd.self without MADV_WIPEONFORK */
 static pid_t gv_self_pid;		/* then: checked in; -pid while set up */
-static unsigned long gv_gen;		/* the generation, from 1 */
 
-/* This thread's id, and the generation it was asked for in. */
+/*
+ * This thread's id, and the generation it was asked for in. Initial-exec:
+ * read at a fixed offset from the thread pointer, with no __tls_get_addr()
+ * call for every descriptor the library opens. Its 16 bytes come from the
+ * static TLS that glibc keeps for libraries loaded with dlopen() (the
+ * Python module's way in).
+ */
 static __thread struct {
 	pid_t tid;
 	unsigned long gen;
-} gv_me;
+} gv_me __attribute__((tls_model("initial-exec")));
 
 static unsigned int *gv_self_word(void)
 {
-	unsigned int *w = __atomic_load_n(&gv_self, __ATOMIC_ACQUIRE), *fresh;
+	unsigned int *w = __atomic_load_n(&gv_fd.self, __ATOMIC_ACQUIRE), *fresh;
 	long size = sysconf(_SC_PAGESIZE);
 
 	if (w)
@@ -165,7 +181,7 @@ static unsigned int *gv_self_word(void)
 		munmap(fresh, size);
 		fresh = &gv_self_nowipe;
 	}
-	if (__atomic_compare_exchange_n(&gv_self, &w, fresh, false,
+	if (__atomic_compare_exchange_n(&gv_fd.self, &w, fresh, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return fresh;
 	if (fresh != &gv_self_nowipe)
@@ -183,10 +199,10 @@ static void gv_self_new(int *mine, unsigned int *nmine, unsigned int max)
 	if (gv_fork_table)
 		gv_fd_leave(mine, nmine, max);
 	for (unsigned int p = 0; p < GV_FD_PAGES; p++)
-		__atomic_store_n(&gv_fd_mapped[p], NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&gv_fds, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&gv_fd.mapped[p], NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&gv_fd.fds, NULL, __ATOMIC_RELEASE);
 	gv_batch_new_process();
-	__atomic_add_fetch(&gv_gen, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&gv_fd.gen, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -250,7 +266,7 @@ static void gv_self_renew(void)
 /* That this is the process the caches and the table belong to. */
 static inline void gv_self_check(void)
 {
-	unsigned int *w = __atomic_load_n(&gv_self, __ATOMIC_ACQUIRE);
+	unsigned int *w = __atomic_load_n(&gv_fd.self, __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(w && __atomic_load_n(w, __ATOMIC_ACQUIRE) ==
 			     GV_SELF_KNOWN, 1))
@@ -261,10 +277,10 @@ static inline void gv_self_check(void)
 	gv_self_renew();
 }
 
-unsigned long gv_fork_gen(void)
+GV_HOT unsigned long gv_fork_gen(void)
 {
 	gv_self_check();
-	return __atomic_load_n(&gv_gen, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&gv_fd.gen, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -272,7 +288,7 @@ unsigned long gv_fork_gen(void)
  * this and calls us again on this thread never pairs the new generation
  * with the parent's id.
  */
-pid_t gv_tid(void)
+GV_HOT pid_t gv_tid(void)
 {
 	unsigned long gen = gv_fork_gen();
 
@@ -291,7 +307,7 @@ void gv_self_test_nowipe(void)
 {
 	gv_self_check();
 	__atomic_store_n(&gv_self_pid, getpid(), __ATOMIC_RELEASE);
-	__atomic_store_n(&gv_self, &gv_self_nowipe, __ATOMIC_RELEASE);
+	__atomic_store_n(&gv_fd.self, &gv_self_nowipe, __ATOMIC_RELEASE);
 }
 
 /* Shared zeroed memory, its pages present (no fault later, in a fork). */
@@ -303,13 +319,12 @@ static void *gv_fd_map(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* *@slot, mapped if need be and @make. */
-static void *gv_fd_level(void **slot, size_t size, bool make)
+/* *@slot, which is NULL: mapped now. */
+static __attribute__((noinline)) void *gv_fd_level_map(void **slot,
+							size_t size)
 {
-	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *fresh;
+	void *p = NULL, *fresh;
 
-	if (p || !make)
-		return p;
 	fresh = gv_fd_map(size);
 	if (!fresh)
 		return NULL;
@@ -320,8 +335,18 @@ static void *gv_fd_level(void **slot, size_t size, bool make)
 	return p;
 }
 
-static struct gv_fd_entry *gv_fd_slot(struct gv_fd_table *t, int fd,
-				      bool make)
+/* *@slot, mapped if need be and @make. */
+static inline void *gv_fd_level(void **slot, size_t size, bool make)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(p != NULL, 1) || !make)
+		return p;
+	return gv_fd_level_map(slot, size);
+}
+
+static inline struct gv_fd_entry *gv_fd_slot(struct gv_fd_table *t, int fd,
+					     bool make)
 {
 	unsigned int p = (unsigned int)fd / GV_FD_PAGE;
 	struct gv_fd_entry *page;
@@ -331,19 +356,19 @@ static struct gv_fd_entry *gv_fd_slot(struct gv_fd_table *t, int fd,
 	page = gv_fd_level((void **)&t->pages[p], GV_FD_BYTES, make);
 	if (!page)
 		return NULL;
-	if (!__atomic_load_n(&gv_fd_mapped[p], __ATOMIC_RELAXED))
-		__atomic_store_n(&gv_fd_mapped[p], page, __ATOMIC_RELEASE);
+	if (!__atomic_load_n(&gv_fd.mapped[p], __ATOMIC_RELAXED))
+		__atomic_store_n(&gv_fd.mapped[p], page, __ATOMIC_RELEASE);
 	return &page[(unsigned int)fd % GV_FD_PAGE];
 }
 
-int gv_fd_own(int fd)
+GV_HOT int gv_fd_own(int fd)
 {
 	struct gv_fd_table *t;
 	struct gv_fd_entry *e;
 	uint64_t done;
 	pid_t tid = gv_tid();	/* checks the process */
 
-	t = gv_fd_level((void **)&gv_fds, sizeof(*t), true);
+	t = gv_fd_level((void **)&gv_fd.fds, sizeof(*t), true);
 	e = gv_fd_slot(t, fd, true);
 	if (!e)
 		return fd;
@@ -354,13 +379,13 @@ int gv_fd_own(int fd)
 	return fd;
 }
 
-void gv_fd_disown(int fd)
+GV_HOT void gv_fd_disown(int fd)
 {
 	struct gv_fd_table *t;
 	struct gv_fd_entry *e;
 
 	gv_self_check();
-	t = __atomic_load_n(&gv_fds, __ATOMIC_ACQUIRE);
+	t = __atomic_load_n(&gv_fd.fds, __ATOMIC_ACQUIRE);
 	e = gv_fd_slot(t, fd, false);
 	if (!e)
 		return;
@@ -375,7 +400,7 @@ void gv_fd_disown(int fd)
  * close(2) as a raw system call: glibc's close() is a cancellation point,
  * and a cancellation acted upon there would leave the descriptor open.
  */
-void gv_fd_close(int fd)
+GV_HOT void gv_fd_close(int fd)
 {
 	if (fd < 0)
 		return;
@@ -395,7 +420,7 @@ void gv_fd_test_forks(uint64_t n)
 	struct gv_fd_table *t;
 
 	gv_self_check();
-	t = gv_fd_level((void **)&gv_fds, sizeof(*t), true);
+	t = gv_fd_level((void **)&gv_fd.fds, sizeof(*t), true);
 	if (t) {
 		__atomic_add_fetch(&t->started, n, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&t->done, n, __ATOMIC_SEQ_CST);
@@ -412,7 +437,7 @@ static void gv_fork_prepare(void)
 	struct gv_fd_table *t;
 
 	gv_fork_tid = gv_tid();	/* not a table inherited without handlers */
-	t = gv_fd_level((void **)&gv_fds, sizeof(*t), true);
+	t = gv_fd_level((void **)&gv_fd.fds, sizeof(*t), true);
 	if (!t)
 		return;
 	gv_this_fork = __atomic_add_fetch(&t->started, 1, __ATOMIC_SEQ_CST);
@@ -452,7 +477,7 @@ static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max)
 {
 	gv_fork_table = NULL;
 	for (unsigned int p = 0; p < GV_FD_PAGES; p++) {
-		struct gv_fd_entry *page = gv_fd_mapped[p];
+		struct gv_fd_entry *page = gv_fd.mapped[p];
 
 		for (unsigned int i = 0; page && i < GV_FD_PAGE; i++) {
 			uint64_t own = __atomic_load_n(&page[i].own,

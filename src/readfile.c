@@ -58,8 +58,8 @@ static ssize_t gv_read_fd(int fd, void *buf, size_t size)
 	}
 }
 
-ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
-			 int flags)
+GV_HOT ssize_t gv_sync_readfile(int dfd, const char *path, void *buf,
+				size_t size, int flags)
 {
 	ssize_t ret;
 	int fd;
@@ -80,10 +80,10 @@ ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
 	return ret;
 }
 
-GV_EXPORT ssize_t getvalues_readfile(int dfd, const char *path, void *buf,
-				     size_t bufsize, int flags)
+GV_HOT GV_EXPORT ssize_t getvalues_readfile(int dfd, const char *path,
+					    void *buf, size_t bufsize,
+					    int flags)
 {
-	enum gv_backend_id id = gv_backend_forced();
 	const struct gv_backend *be;
 	ssize_t ret;
 	int err;
@@ -92,28 +92,16 @@ GV_EXPORT ssize_t getvalues_readfile(int dfd, const char *path, void *buf,
 		errno = EINVAL;
 		return -1;
 	}
-	if (id == GV_BACKEND_UNKNOWN) {
-		errno = EINVAL;		/* GETVALUES_BACKEND names nothing */
-		return -1;
-	}
-	/* a forced backend that does not work here: ENOSYS, as for getvalues */
-	err = id == GV_BACKEND_AUTO ? 0 : gv_backend_usable(id);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
 	/*
 	 * One file has nothing to batch: auto reads with the native system
 	 * call where the kernel has it, else with plain system calls, and so
 	 * does a forced uring (backend.c says why).
 	 */
-	id = gv_backend_readfile(id);
-	err = gv_backend_usable(id);
-	if (err) {
+	be = gv_backend_readfile(&err);
+	if (!be) {
 		errno = -err;
 		return -1;
 	}
-	be = gv_backend_ops(id);
 	ret = be->readfile(dfd, path, buf, bufsize, flags);
 	if (ret < 0) {
 		errno = (int)-ret;
@@ -129,4 +117,4 @@ GV_EXPORT ssize_t getvalues_readfile(int dfd, const char *path, void *buf,
  * this name, so whichever readfile() a program has, the library is safe.
  */
 GV_EXPORT extern __typeof__(getvalues_readfile) readfile
-	__attribute__((weak, alias("getvalues_readfile")));
+	GV_HOT __attribute__((weak, alias("getvalues_readfile")));

@@ -198,7 +198,8 @@ int gv_copy_to_user(uintptr_t dst, const void *src, size_t len)
  * cancellation point where the caller lets it be one. Returns what read(2)
  * returns, -errno for an error.
  */
-ssize_t gv_read_into_user(int fd, uintptr_t dst, size_t len, size_t chunk)
+GV_HOT ssize_t gv_read_into_user(int fd, uintptr_t dst, size_t len,
+				 size_t chunk)
 {
 	size_t page = GV_PAGE - (dst & (GV_PAGE - 1));
 	ssize_t n;
