@@ -18,7 +18,7 @@ B=${B#"$PWD/"}
 
 # name|title|command, run from the top of the tree
 benchmarks=(
-"readfile|readfile() vs open/read/close|$B/bench/readfile_speed -l 20000 -r 9"
+"readfile|readfile() vs open/read/close|$B/bench/readfile_speed -l 20000 -r 15"
 "mounts|Mounts: one path and the whole table, getvalues vs mountinfo vs findmnt|$B/bench/mounts -n 20,1000,10000 -r 7 -t 700"
 "lsof|gvlsof vs lsof and lsfd, 200 extra processes|$B/bench/lsof -n 200 -f 25 -r 11"
 "batch|N files in one getvalues() vs N open/read/close, per backend|$B/bench/batch -r 11 -R 5"
