@@ -177,13 +177,17 @@ GV_HOT const struct gv_backend *gv_backend_readfile(int *err)
 		*err = -EINVAL;		/* GETVALUES_BACKEND names nothing */
 		return NULL;
 	}
-	/* a forced backend that does not work here: ENOSYS, as getvalues */
-	*err = id == GV_BACKEND_AUTO ? 0 : gv_backend_usable(id);
-	if (*err)
-		return NULL;
-	if (id == GV_BACKEND_URING)
-		id = GV_BACKEND_SYNC;
-	id = gv_backend_auto(id, GV_BACKEND_SYNC);
+	if (id != GV_BACKEND_AUTO) {
+		/* one that does not work here: ENOSYS, as for getvalues */
+		*err = gv_backend_usable(id);
+		if (*err)
+			return NULL;
+		if (id != GV_BACKEND_URING)
+			return gv_backends[id];
+		id = GV_BACKEND_SYNC;	/* plain system calls, see above */
+	} else {
+		id = gv_backend_auto(id, GV_BACKEND_SYNC);
+	}
 	*err = gv_backend_usable(id);
 	return *err ? NULL : gv_backends[id];
 }

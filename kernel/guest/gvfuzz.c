@@ -249,11 +249,15 @@ static bool errno_ok(int e)
  * writable arena (where the values of earlier calls lie: a dir: listing
  * there can spell "fifo"), up to the guard page; else "?".
  */
+/* The end of the writable arena: its last page is the guard. */
+static const char *arena_end(void)
+{
+	return arena + (ARENA_PAGES - 1) * PAGE;
+}
+
 static const char *shown(const char *p)
 {
-	const char *end = arena + (ARENA_PAGES - 1) * PAGE;
-
-	if (p >= rw && p < end)
+	if (p >= rw && p < arena_end())
 		return p;
 	if (p >= names[0] && p < names[0] + sizeof(names[0]))
 		return p;
@@ -262,10 +266,10 @@ static const char *shown(const char *p)
 
 static int shown_len(const char *p)
 {
-	const char *s = shown(p), *end = arena + (ARENA_PAGES - 1) * PAGE;
+	const char *end = arena_end();
 
-	if (s >= rw && s < end)
-		return (int)strnlen(s, end - s < 60 ? end - s : 60);
+	if (p >= rw && p < end)
+		return (int)strnlen(p, end - p < 60 ? end - p : 60);
 	return 60;
 }
 
