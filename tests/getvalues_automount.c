@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_automount.c - no lookup for data:, dir:, stat: or lstat: triggers
+ * getvalues_automount.c - no lookup for data:, dir:, stat: or lstat: triggers
  * an automount (SPEC v2): an automount point is seen as the directory it
  * is, untriggered. The automount point is debugfs's "tracing" (it mounts
  * tracefs when walked into), in a private mount namespace; this needs
  * root, and a kernel with debugfs. After every call no new mount is there.
+ *
+ * Written for SPEC version 2 as spec2_automount.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_write.c - how getvalues() writes into the caller's memory (SPEC
+ * getvalues_write.c - how getvalues() writes into the caller's memory (SPEC
  * v2, section 2.2). A value is written from the current position, at most
  * the space left: if a byte of that write faults the entry gets EFAULT,
  * otherwise a value as long as the space left or longer gets EOVERFLOW -
@@ -9,6 +9,8 @@
  * entry, or its reserved field, lie in a read-only page (a write of an
  * unchanged value there would fault), and every input byte is compared
  * afterwards. Every backend.
+ *
+ * Written for SPEC version 2 as spec2_write.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * harden_fakeproc.c - data: never trusts a /proc that is not procfs (SPEC v2
+ * data_fakeproc.c - data: never trusts a /proc that is not procfs (SPEC v2
  * section 3). In a private mount namespace a tmpfs is mounted over /proc,
  * with every fd/N under self/, thread-self/, PID/ and PID/task/TID/ planted
  * as a symlink to a file outside $ORIGIN, to a FIFO holding data, or to
@@ -10,6 +10,8 @@
  * the files beneath $ORIGIN (read through open_by_handle_at(2) where the
  * caller has CAP_DAC_READ_SEARCH) or EOPNOTSUPP for the entry; the file
  * outside is never read and the FIFO keeps its data.
+ *
+ * Asked for by the hardening review of issue 14, as harden_fakeproc.c.
  */
 #include <errno.h>
 #include <fcntl.h>

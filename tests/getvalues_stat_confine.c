@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_stat.c - stat:/lstat: SUBPATH confinement, the last component
- * included (SPEC v2, stat group). An ordinary symlink, wherever it stands,
- * resolves as if $ORIGIN were "/" (a container's etc/localtime ->
+ * getvalues_stat_confine.c - stat:/lstat: SUBPATH confinement, the last
+ * component included (SPEC v2, stat group). An ordinary symlink, wherever it
+ * stands, resolves as if $ORIGIN were "/" (a container's etc/localtime ->
  * /usr/share/zoneinfo/UTC is the container's file, never the host's) and
  * never crosses into another mount (EXDEV); a final magic link on procfs
  * (fd/N, cwd, root, exe, ns/NAME, also under task/TID/ and thread-self/) is
- * followed as stat(2) follows it; a magic link before the last component
- * is EXDEV. Expected values come from fstatat(2) of the paths inside.
+ * followed as stat(2) follows it; a magic link before the last component is
+ * EXDEV. Expected values come from fstatat(2) of the paths inside.
+ *
+ * Written for SPEC version 2 as spec2_stat.c; getvalues_stat.c has the
+ * fields themselves.
  */
 #include <errno.h>
 #include <fcntl.h>

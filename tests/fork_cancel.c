@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * harden_fork.c - fork() never waits for a call in another thread, and a
+ * fork_cancel.c - fork() never waits for a call in another thread, and a
  * cancelled call leaves nothing behind (SPEC v2 section 4). A thread is
  * blocked in readfile() of a FIFO, in its open() (no writer yet: readfile
  * opens as openat(2) does and waits) or in its read() (a writer that has
@@ -9,6 +9,8 @@
  * with what the writer wrote. A thread cancelled while so blocked leaves
  * no descriptor, and the next fork() does not wedge. Every backend; each
  * case in a child under a deadline, since a wedged fork() never returns.
+ *
+ * Asked for by the hardening review of issue 14, as harden_fork.c.
  */
 #include <errno.h>
 #include <fcntl.h>

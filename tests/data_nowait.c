@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * harden_nowait.c - data: never waits, and never throws away what it read
+ * data_nowait.c - data: never waits, and never throws away what it read
  * (SPEC v2, data group). A file whose read consumes what it returns and
  * then would block - trace_pipe of a private tracefs instance - gives the
  * bytes read, then an empty value once it is drained, at once; a file
  * under a conflicting lease gives EAGAIN at once. Every backend; each case
  * runs in a child under a deadline, so that a wait is a failing check.
+ *
+ * Asked for by the hardening review of issue 14, as harden_nowait.c.
  */
 #include <errno.h>
 #include <fcntl.h>

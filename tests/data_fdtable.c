@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * harden_fdtable.c - a thread with a descriptor table of its own
+ * data_fdtable.c - a thread with a descriptor table of its own
  * (unshare(CLONE_FILES)) reads only what is beneath $ORIGIN through data:.
  * The thread-group leader's descriptor N is made another file outside
  * $ORIGIN, a FIFO holding data, or /dev/zero, for every N the thread's
  * calls could use; the value must be the file beneath $ORIGIN, and the
  * FIFO's data must still be there (nothing opened or read it).
+ *
+ * Asked for by the hardening review of issue 14, as harden_fdtable.c.
  */
 #include <errno.h>
 #include <fcntl.h>

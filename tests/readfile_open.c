@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_readfile_open.c - readfile() opens exactly as openat(2) does, never
+ * readfile_open.c - readfile() opens exactly as openat(2) does, never
  * with an O_NONBLOCK of its own (SPEC v2 section 1): a FIFO with no writer
  * waits for one, and gives what it wrote; a file under a conflicting lease
  * waits until the lease is given up, and gives the file (not EAGAIN).
  * O_NONBLOCK asked for by the caller is still EINVAL. Every backend, each
  * case in a child under a deadline.
+ *
+ * Written for SPEC version 2 as spec2_readfile_open.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_emfile.c - readfile() and data: give EMFILE exactly when open(2)
+ * emfile.c - readfile() and data: give EMFILE exactly when open(2)
  * would at that moment (SPEC v2, 1 and 2.2): with every descriptor below
  * RLIMIT_NOFILE in use, open(2) gives EMFILE, and so do readfile() and the
  * data: entry; with one descriptor free, open(2) works, and so do they.
@@ -13,6 +13,8 @@
  * free everything works. RLIMIT_NOFILE binds every backend:
  * none reads a file that open(2) could not open. Each backend in a child
  * of its own (the limit and the descriptors stay there).
+ *
+ * Written for SPEC version 2 as spec2_emfile.c.
  */
 #include <errno.h>
 #include <fcntl.h>
