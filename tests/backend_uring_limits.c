@@ -22,7 +22,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -58,7 +58,7 @@ static int read_all(void)
 		return errno ? errno : EBADMSG;
 	for (int i = 0; i < FILES; i++) {
 		content(i, want, sizeof(want));
-		if (!hl_is(1, &v[i], want, strlen(want)))
+		if (!t_is(1, &v[i], want, strlen(want)))
 			return v[i].error ? (int)v[i].error : EBADMSG;
 	}
 	return 0;

@@ -22,7 +22,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "internal.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 

@@ -22,7 +22,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -121,7 +121,7 @@ static void unplant(const bool *decoys)
 }
 
 struct job {
-	const struct hl_backend *b;
+	const struct t_backend *b;
 	enum decoy d;
 	bool by_path;
 };
@@ -130,7 +130,7 @@ struct job {
 static void check(void *arg)
 {
 	const struct job *j = arg;
-	const struct hl_backend *b = j->b;
+	const struct t_backend *b = j->b;
 	enum decoy d = j->d;
 	bool by_path = j->by_path;
 	const char *how = by_path ? "by path" : "by descriptor";
@@ -157,15 +157,15 @@ static void check(void *arg)
 		tap_skip(2, "unshare(CLONE_FILES): %s", strerror(r.unshared));
 		return;
 	}
-	if (!tap_ok(r.ret == 3 && hl_is(1, &r.v[0], inside, strlen(inside)) &&
-		    hl_is(1, &r.v[1], inside2, strlen(inside2)) &&
-		    hl_is(1, &r.v[2], inside, strlen(inside)),
+	if (!tap_ok(r.ret == 3 && t_is(1, &r.v[0], inside, strlen(inside)) &&
+		    t_is(1, &r.v[1], inside2, strlen(inside2)) &&
+		    t_is(1, &r.v[2], inside, strlen(inside)),
 		    "%s, $ORIGIN %s, the leader's descriptors are %s: an "
 		    "unshared thread reads the files beneath $ORIGIN", b->name,
 		    how, decoy_names[d])) {
 		tap_diag("   returned %d (%s); entries: %s", r.ret,
 			 r.ret < 0 ? strerrorname_np(r.err) : "-",
-			 hl_got(r.ret, r.err, &r.v[0]));
+			 t_got(r.ret, r.err, &r.v[0]));
 		for (int i = 0; i < 3 && r.ret > i; i++)
 			if (!r.v[i].error)
 				tap_diag("   entry %d: \"%.*s\"", i,
@@ -194,7 +194,7 @@ static void check(void *arg)
 
 int main(void)
 {
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	char path[4200];
 	int n, dfd, fd;
 
@@ -222,7 +222,7 @@ int main(void)
 	    fcntl(fifo_w, F_SETFL, O_NONBLOCK))
 		tap_bail("setup: %s", strerror(errno));
 
-	n = hl_backends(bs, 3 * 2 * 2);
+	n = t_backends(bs, 3 * 2 * 2);
 	for (int i = 0; i < n; i++)
 		for (int by_path = 0; by_path < 2; by_path++)
 			for (int d = D_FILE; d <= D_ZERO; d++) {

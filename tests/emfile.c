@@ -27,7 +27,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -39,7 +39,7 @@ static char top[2048];
 
 static void run(void *arg)
 {
-	const struct hl_backend *b = arg;
+	const struct t_backend *b = arg;
 	struct rlimit rl = { LIMIT, LIMIT };
 	char buf[256], size[16];
 	struct name_val v[2];
@@ -99,14 +99,14 @@ static void run(void *arg)
 		ret = getvalues(dir, "", v, 2, AT_EMPTY_PATH);
 		err = errno;
 		if (!tap_ok(ret == 2 && (!data ? v[1].error == EMFILE :
-					 hl_is(1, &v[1], content,
+					 t_is(1, &v[1], content,
 					       strlen(content))),
 			    "%s, %s: data: %s", b->name, state,
 			    data ? "works" : "gives EMFILE"))
 			tap_diag("   returned %d (%s), data: %s", ret,
 				 ret < 0 ? strerrorname_np(err) : "-",
-				 hl_got(ret, err, &v[1]));
-		tap_ok(ret == 2 && hl_is(1, &v[0], size, strlen(size)),
+				 t_got(ret, err, &v[1]));
+		tap_ok(ret == 2 && t_is(1, &v[0], size, strlen(size)),
 		       "%s, %s: the call goes on: stat:size:f is there",
 		       b->name, state);
 next:
@@ -118,7 +118,7 @@ next:
 
 int main(void)
 {
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	int n, dfd;
 
 	alarm(300);
@@ -127,7 +127,7 @@ int main(void)
 	if (dfd < 0 || t_write_file(dfd, "f", content, strlen(content), 0644))
 		tap_bail("setup in %s: %s", top, strerror(errno));
 	close(dfd);
-	n = hl_backends(bs, 6);
+	n = t_backends(bs, 6);
 	for (int i = 0; i < n; i++) {
 		char what[64];
 

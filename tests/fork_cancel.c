@@ -26,7 +26,8 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
+#include "lib/fifo.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -43,22 +44,14 @@ static const char *const where_names[] = { "open()", "read()" };
 
 /*
  * Let a reader of the FIFO finish: words[] written through the writer @fd,
- * or through one opened now if @fd < 0 (none if no reader holds the FIFO),
- * which then goes.
+ * or through one opened now if @fd < 0 (t_fifo_feed()).
  */
 static void write_and_go(int fd)
 {
 	char path[2100];
 
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/fifo", top);
-		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return;
-	if (write(fd, words, strlen(words)) < 0)
-		tap_diag("write: %s", strerror(errno));
-	close(fd);
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	t_fifo_feed(fd, path, words);
 }
 
 struct watchdog {
@@ -107,7 +100,7 @@ static bool fork_watched(atomic_int *own, int *child_fds)
 		tap_bail("watchdog: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
-		int n = hl_fifo_fds(&fifo_st, except);
+		int n = t_fifo_fds(&fifo_st, except);
 
 		if (write(p[1], &n, sizeof(n)) != sizeof(n))
 			_exit(1);
@@ -128,7 +121,7 @@ static bool fork_watched(atomic_int *own, int *child_fds)
 }
 
 struct job {
-	const struct hl_backend *b;
+	const struct t_backend *b;
 	enum where where;
 };
 
@@ -136,21 +129,21 @@ static void fork_case(void *arg)
 {
 	const struct job *j = arg;
 	const char *be = j->b->name, *in = where_names[j->where];
-	static struct hl_reader r;
+	static struct t_reader r;
 	atomic_int own = -1;
 	char path[2100];
 	int child_fds;
 	pthread_t t;
 	bool asleep;
 
-	r = (struct hl_reader){
+	r = (struct t_reader){
 		.backend = j->b->id, .dfd = dir_fd,
 		.name = "fifo", .warm = "file",
 	};
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (j->where == IN_READ)	/* a writer that writes nothing yet */
 		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));
-	asleep = hl_reader_start(&r, &t, 0);
+	asleep = t_reader_start(&r, &t, 0);
 	if (!tap_ok(asleep && !atomic_load(&r.done), "%s: readfile() of a "
 		    "FIFO blocks in %s until the writer writes", be, in)) {
 		tap_diag("   it returned %zd (%s)", r.ret,
@@ -172,7 +165,7 @@ static void fork_case(void *arg)
 	tap_ok(r.ret == (ssize_t)strlen(words) && !memcmp(r.buf, words,
 							  strlen(words)),
 	       "%s: the blocked readfile() gives what the writer wrote", be);
-	tap_is_long(hl_fifo_fds(&fifo_st, -1), 0, "%s: no descriptor of the "
+	tap_is_long(t_fifo_fds(&fifo_st, -1), 0, "%s: no descriptor of the "
 		    "FIFO is left", be);
 }
 
@@ -180,20 +173,20 @@ static void cancel_case(void *arg)
 {
 	const struct job *j = arg;
 	const char *be = j->b->name, *in = where_names[j->where];
-	static struct hl_reader r;
+	static struct t_reader r;
 	char path[2100], buf[64];
 	atomic_int own = -1;
 	int child_fds, fd;
 	pthread_t t;
 
-	r = (struct hl_reader){
+	r = (struct t_reader){
 		.backend = j->b->id, .dfd = dir_fd,
 		.name = "fifo", .warm = "file",
 	};
 	snprintf(path, sizeof(path), "%s/fifo", top);
 	if (j->where == IN_READ)
 		atomic_store(&own, open(path, O_RDWR | O_CLOEXEC));
-	hl_reader_start(&r, &t, 0);
+	t_reader_start(&r, &t, 0);
 	pthread_cancel(t);
 	if (t_join_within(t, 1000, NULL)) {
 		/*
@@ -207,7 +200,7 @@ static void cancel_case(void *arg)
 			    "ends", be, in))
 			return;
 	}
-	tap_is_long(hl_fifo_fds(&fifo_st, atomic_load(&own)), 0, "%s: "
+	tap_is_long(t_fifo_fds(&fifo_st, atomic_load(&own)), 0, "%s: "
 		    "cancelled in readfile()'s %s: no descriptor of the FIFO "
 		    "is left", be, in);
 	tap_ok(fork_watched(&own, &child_fds), "%s: cancelled in readfile()'s "
@@ -223,7 +216,7 @@ static void cancel_case(void *arg)
 
 int main(void)
 {
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	int n;
 
 	alarm(600);	/* t_sub() bounds each case; this, the whole */
@@ -232,9 +225,9 @@ int main(void)
 	 * write racing with that gets EPIPE, not the signal.
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	dir_fd = hl_fifo_dir("fork", top, sizeof(top), &fifo_st);
+	dir_fd = t_fifo_dir("fork", top, sizeof(top), &fifo_st);
 
-	n = hl_backends(bs, 10);
+	n = t_backends(bs, 10);
 	for (int i = 0; i < n; i++)
 		for (int w = IN_OPEN; w <= IN_READ; w++) {
 			struct job j = { &bs[i], w };

@@ -21,7 +21,6 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -30,6 +29,7 @@
 #include <getvalues.h>
 
 #include "lib/gvtest.h"
+#include "lib/fifo.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
@@ -315,47 +315,6 @@ static void setup(void)
 		tap_bail("bind mount: %s", strerror(errno));
 }
 
-/* The pid, once it is blocked in openat() on the FIFO for writing. */
-static pid_t fifo_writer(const char *fifo)
-{
-	char path[64], line[64];
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int fd = open(fifo, O_WRONLY | O_CLOEXEC);
-
-		_exit(fd < 0 ? 1 : 0);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	for (int i = 0; i < 10000; i++) {
-		ssize_t n = t_orc_read(AT_FDCWD, path, line, sizeof(line) - 1);
-
-		if (n > 0) {
-			line[n] = 0;
-			if (atoi(line) == SYS_openat)
-				return pid;
-		}
-		usleep(1000);
-	}
-	kill(pid, SIGKILL);
-	tap_bail("FIFO writer never blocked in openat()");
-}
-
-static bool still_blocked(pid_t pid)
-{
-	char path[64], line[64];
-	ssize_t n;
-
-	if (waitpid(pid, NULL, WNOHANG) != 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	n = t_orc_read(AT_FDCWD, path, line, sizeof(line) - 1);
-	if (n <= 0)
-		return false;
-	line[n] = 0;
-	return atoi(line) == SYS_openat;
-}
-
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -396,7 +355,7 @@ static void test_never_opened(void)
 	ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ino < 0 || inotify_add_watch(ino, originpath, IN_OPEN) < 0)
 		tap_bail("inotify: %s", strerror(errno));
-	pid = fifo_writer(fifo);
+	pid = t_fifo_writer(AT_FDCWD, fifo, NULL, 0);
 
 	signal(SIGALRM, on_alarm);
 	alarm(20);
@@ -449,7 +408,7 @@ static void test_never_opened(void)
 	       "$ORIGIN a device: data: is ENODATA");
 	alarm(0);
 
-	tap_ok(still_blocked(pid),
+	tap_ok(t_in_openat(pid),
 	       "the FIFO writer is still blocked in open(): nothing opened the FIFO");
 	len = read(ino, ev, sizeof(ev));
 	for (ssize_t off = 0; len > 0 && off < len;) {
@@ -512,7 +471,7 @@ static void test_rename_race(void)
 	if (dfd < 0 || t_write_file(dfd, "victim", "regular", 7, 0644) ||
 	    mkfifo(fifo, 0644))
 		tap_bail("race setup: %s", strerror(errno));
-	pid = fifo_writer(fifo);
+	pid = t_fifo_writer(AT_FDCWD, fifo, NULL, 0);
 	atomic_store(&swapping, true);
 	if (pthread_create(&thread, NULL, swapper, &dfd))
 		tap_bail("pthread_create");
@@ -530,12 +489,12 @@ static void test_rename_race(void)
 		else
 			other++;
 		if (calls % 64 == 0)
-			opened = !still_blocked(pid);
+			opened = !t_in_openat(pid);
 	}
 	alarm(0);
 	atomic_store(&swapping, false);
 	pthread_join(thread, NULL);
-	opened = opened || !still_blocked(pid);
+	opened = opened || !t_in_openat(pid);
 	tap_diag("%ld calls: %ld regular, %ld ENODATA, %ld other", calls,
 		 regular, nodata, other);
 	tap_ok(!opened, "a FIFO renamed over a regular file is never opened "

@@ -24,7 +24,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
@@ -75,7 +75,7 @@ static const struct wcase wcases[] = {
 	  "data:small", ":big", 100, 100, T_NONE, EOVERFLOW },
 };
 
-static void test_write(const struct hl_backend *b)
+static void test_write(const struct t_backend *b)
 {
 	gv_backend_force(b->id);
 	for (size_t i = 0; i < GV_ARRAY_SIZE(wcases); i++) {
@@ -113,7 +113,7 @@ static void test_write(const struct hl_backend *b)
 			    c->want ? strerrorname_np(c->want) : "the value"))
 			tap_diag("   returned %d (%s), the entry: %s", ret,
 				 ret < 0 ? strerrorname_np(err) : "-",
-				 hl_got(ret < 0 ? ret : 1, err, e));
+				 t_got(ret < 0 ? ret : 1, err, e));
 	}
 	mprotect(pages, 4 * PAGE, PROT_READ | PROT_WRITE);
 }
@@ -168,7 +168,7 @@ static struct name_val *lay_vector(char buf[2][4096], size_t len0,
 	return v;
 }
 
-static void test_writeback(const struct hl_backend *b)
+static void test_writeback(const struct t_backend *b)
 {
 	static char buf[2][4096];
 	struct name_val *v;
@@ -245,7 +245,7 @@ static void test_writeback(const struct hl_backend *b)
 int main(void)
 {
 	static char big[BIG];
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	int n;
 
 	alarm(300);
@@ -261,7 +261,7 @@ int main(void)
 	if (pages == MAP_FAILED)
 		tap_bail("mmap: %s", strerror(errno));
 
-	n = hl_backends(bs, GV_ARRAY_SIZE(wcases) + 5);
+	n = t_backends(bs, GV_ARRAY_SIZE(wcases) + 5);
 	for (int i = 0; i < n; i++) {
 		test_write(&bs[i]);
 		test_writeback(&bs[i]);

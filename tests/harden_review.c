@@ -36,7 +36,8 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
+#include "lib/fifo.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -236,7 +237,7 @@ static void uring_unshare_case(void *arg)
 
 static void efault_case(void *arg)
 {
-	const struct hl_backend *b = arg;
+	const struct t_backend *b = arg;
 	static char ok[5][4096], names[5][8];
 	struct name_val v[5];
 	bool others = true;
@@ -262,9 +263,9 @@ static void efault_case(void *arg)
 	if (!tap_ok(r == 5 && v[2].error == EFAULT, "%s: a value that "
 		    "overflows a buffer that cannot be written is EFAULT",
 		    b->name))
-		tap_diag("   returned %d; entry 2: %s", r, hl_got(r, err, &v[2]));
+		tap_diag("   returned %d; entry 2: %s", r, t_got(r, err, &v[2]));
 	for (int i = 0; i < 5; i++)
-		if (i != 2 && !hl_is(r > i, &v[i], outside, strlen(outside)))
+		if (i != 2 && !t_is(r > i, &v[i], outside, strlen(outside)))
 			others = false;
 	tap_ok(others, "%s: the other entries hold their values", b->name);
 	munmap(ro, 4096);
@@ -307,7 +308,7 @@ static bool em_values(int r, const struct name_val *v, bool emfile_ok)
 		int len = snprintf(want, sizeof(want), "value %d\n", i);
 
 		if (!(emfile_ok && v[i].error == EMFILE) &&
-		    !hl_is(1, &v[i], want, len))
+		    !t_is(1, &v[i], want, len))
 			return false;
 	}
 	return true;
@@ -339,14 +340,14 @@ static void emfile_case(void *arg)
 	if (!tap_ok(r < 0 ? err == EMFILE : em_values(r, v, true), "%s: the "
 		    "process's first call, with no descriptor free, fails "
 		    "with EMFILE (not ENOSYS)", j->name))
-		tap_diag("   returned %d; entry 0: %s", r, hl_got(r, err, &v[0]));
+		tap_diag("   returned %d; entry 0: %s", r, t_got(r, err, &v[0]));
 	while (n > 0)
 		close(fds[--n]);
 	setrlimit(RLIMIT_NOFILE, &rl);
 	r = em_call(dfd, v, &err);
 	if (!tap_ok(em_values(r, v, false), "%s: with descriptors free "
 		    "again, the next call gives the values", j->name))
-		tap_diag("   returned %d; entry 0: %s", r, hl_got(r, err, &v[0]));
+		tap_diag("   returned %d; entry 0: %s", r, t_got(r, err, &v[0]));
 	if ((j->id == GV_BACKEND_URING || j->id == GV_BACKEND_AUTO) &&
 	    !j->uring)
 		tap_skip(1, "%s: io_uring is not usable in this process",
@@ -403,8 +404,8 @@ static void emfile_tests(void)
 
 static void cancel_open_case(void *arg)
 {
-	const struct hl_backend *b = arg;
-	static struct hl_reader r;
+	const struct t_backend *b = arg;
+	static struct t_reader r;
 	int base = t_count_fds(), status;
 	char fifo[PATH_MAX + 16], buf[64];
 	pthread_t t;
@@ -415,11 +416,11 @@ static void cancel_open_case(void *arg)
 		long long until;
 		int w;
 
-		r = (struct hl_reader){
+		r = (struct t_reader){
 			.backend = b->id, .dfd = top_fd,
 			.name = "cancel/fifo", .warm = "cancel/file",
 		};
-		hl_reader_start(&r, &t, 0);	/* asleep in open(): no writer */
+		t_reader_start(&r, &t, 0);	/* asleep in open(): no writer */
 		/* a writer lets the open return as the cancellation comes */
 		w = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 		pthread_cancel(t);
@@ -554,7 +555,7 @@ static void *swapper(void *p)
 
 static void borrow_case(void *arg)
 {
-	const struct hl_backend *b = arg;
+	const struct t_backend *b = arg;
 	char dir[PATH_MAX + 16], fifo[PATH_MAX + 32];
 	static char want[4096], buf[4096];
 	int calls = 0, wrong = 0, errors = 0;
@@ -585,7 +586,7 @@ static void borrow_case(void *arg)
 			if (getvalues(swap_nr, "", &v, 1, AT_EMPTY_PATH) !=
 			    1 || v.error)
 				errors++;
-			else if (!hl_is(1, &v, want, wlen))
+			else if (!t_is(1, &v, want, wlen))
 				wrong++;
 		}
 	}
@@ -613,13 +614,13 @@ static const char *const tree[] = {
 int main(void)
 {
 	static const bool variants[] = { false, true };
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	int n;
 
 	alarm(300);	/* t_sub() bounds each case; this, the whole */
 	/* a reader cancelled once its open returned closes the FIFO */
 	signal(SIGPIPE, SIG_IGN);
-	top_fd = hl_tmpdir("review", top, sizeof(top));
+	top_fd = t_tmpdir_open("review", top, sizeof(top));
 	for (size_t i = 0; i < GV_ARRAY_SIZE(tree); i++) {
 		const char *name = tree[i] + 2;
 		int err = 0;
@@ -656,7 +657,7 @@ int main(void)
 			      "uring, unshare, file", 10, uring_unshare_case,
 			      (void *)&variants[i]);
 
-	n = hl_backends(bs, 2 + 3 + 2);
+	n = t_backends(bs, 2 + 3 + 2);
 	for (int i = 0; i < n; i++) {
 		char what[64];
 

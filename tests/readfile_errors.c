@@ -15,7 +15,6 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +22,7 @@
 
 #include <getvalues.h>
 
+#include "lib/fifo.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
@@ -255,41 +255,6 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/*
- * A child that opens the FIFO for writing, writes @data, lingers and exits.
- * Returns once the child is blocked in openat(), waiting for a reader: a
- * reader that came first would see no writer and read end of file.
- */
-static pid_t fifo_writer(const char *data, unsigned int linger)
-{
-	char path[64], line[64];
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int fd = openat(dir, "fifo", O_WRONLY | O_CLOEXEC);
-
-		if (fd < 0)
-			_exit(1);
-		if (data && write(fd, data, strlen(data)) < 0)
-			_exit(1);
-		sleep(linger);
-		_exit(0);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	for (int i = 0; i < 5000; i++) {
-		ssize_t n = t_orc_read(AT_FDCWD, path, line, sizeof(line) - 1);
-
-		if (n > 0) {
-			line[n] = 0;
-			if (atoi(line) == SYS_openat)
-				return pid;
-		}
-		usleep(1000);
-	}
-	kill(pid, SIGKILL);
-	tap_bail("FIFO writer never blocked in openat()");
-}
-
 static void test_fifo(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
@@ -322,7 +287,7 @@ static void test_fifo(void)
 		   "FIFO: a writer that comes later is waited for");
 	waitpid(pid, NULL, 0);
 
-	pid = fifo_writer("data", 0);
+	pid = t_fifo_writer(dir, "fifo", "data", 0);
 	alarm(5);
 	r = readfile(dir, "fifo", buf, sizeof(buf), 0);
 	alarm(0);
@@ -330,7 +295,7 @@ static void test_fifo(void)
 		   "FIFO: waits for the writer's data, then EOF");
 	waitpid(pid, NULL, 0);
 
-	pid = fifo_writer(NULL, 3);
+	pid = t_fifo_writer(dir, "fifo", NULL, 3);
 	alarm(1);
 	errno = 0;
 	r = readfile(dir, "fifo", buf, sizeof(buf), 0);

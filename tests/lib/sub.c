@@ -24,6 +24,7 @@
 
 #include "lib/sub.h"
 #include "lib/tap.h"
+#include "lib/util.h"
 
 long long t_now_ms(void)
 {
@@ -157,18 +158,6 @@ bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 		return false;
 	}
 	return failed == 0;
-}
-
-static int t_write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
 static int t_userns(void)
