@@ -26,7 +26,7 @@
 #include "internal.h"
 #include "lib/tap.h"
 #include "mnt.h"
-#include "mnt_lib.h"
+#include "lib/mountinfo.h"
 
 #define NR_STATMOUNT 457
 #define NR_LISTMOUNT 458
