@@ -16,8 +16,8 @@
 
 #include <getvalues.h>
 
-#include "lib/backends.h"
 #include "internal.h"
+#include "lib/backends.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 

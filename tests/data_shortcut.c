@@ -29,8 +29,8 @@
 #include <getvalues.h>
 
 #include "internal.h"
-#include "lib/sub.h"
 #include "lib/fifo.h"
+#include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 

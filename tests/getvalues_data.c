@@ -28,8 +28,8 @@
 
 #include <getvalues.h>
 
-#include "lib/gvtest.h"
 #include "lib/fifo.h"
+#include "lib/gvtest.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 

@@ -21,11 +21,11 @@
 
 #include <getvalues.h>
 
+#include "lib/mountinfo.h"
+#include "lib/mounts.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 #include "mnt.h"
-#include "lib/mountinfo.h"
-#include "lib/mounts.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256

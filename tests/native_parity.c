@@ -27,9 +27,9 @@
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/parity.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "lib/parity.h"
 
 /* ---- the calls ---- */
 

@@ -20,9 +20,9 @@
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/parity.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "lib/parity.h"
 
 /* Overflow: every room around a value's length, shared buffers. */
 static void calls_overflow(void)

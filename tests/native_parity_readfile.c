@@ -20,9 +20,9 @@
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/parity.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "lib/parity.h"
 
 /* readfile() of every kind of file, into buffers of every size. */
 static void calls_readfile(void)

@@ -21,11 +21,11 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "lib/tap.h"
-#include "lib/util.h"
 #include "lib/mountinfo.h"
 #include "lib/mounts.h"
-#include "tool_lib.h"
+#include "lib/run.h"
+#include "lib/tap.h"
+#include "lib/util.h"
 
 #define LONG_MOUNTS	100	/* mount points of ~2 KiB each */
 
