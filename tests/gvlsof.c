@@ -198,14 +198,6 @@ static void hold_everything(void *arg)
 	}
 }
 
-static void *idle(void *arg)
-{
-	prctl(PR_SET_NAME, arg);
-	for (;;)
-		pause();
-	return NULL;
-}
-
 /* Holder 1: other locks, threads, a command name that is UTF-8. */
 static void hold_locks(void *arg)
 {
@@ -220,7 +212,7 @@ static void hold_locks(void *arg)
 	lock_range(fd, F_WRLCK, 4);		/* w: a range */
 	ls_must(dup(fd), "dup");
 	for (int i = 0; i < 2; i++)
-		if (pthread_create(&t, NULL, idle, i ? "gv worker1" :
+		if (pthread_create(&t, NULL, ls_idle, i ? "gv worker1" :
 						      "gv worker0"))
 			ls_must(-1, "pthread_create");
 }

@@ -119,14 +119,6 @@ static void hold_end(void *arg)
 	prctl(PR_SET_NAME, (const char *)arg);
 }
 
-static void *idle(void *arg)
-{
-	prctl(PR_SET_NAME, arg);
-	for (;;)
-		pause();
-	return NULL;
-}
-
 /* A process with threads, one of which names itself. */
 static void hold_threads(void *arg)
 {
@@ -136,7 +128,7 @@ static void hold_threads(void *arg)
 	prctl(PR_SET_NAME, "gvthreads");
 	ls_must(open("/dev/null", O_RDONLY), "/dev/null");
 	for (int i = 0; i < 3; i++)
-		if (pthread_create(&t, NULL, idle, i ? "gvworker" : "gv w"))
+		if (pthread_create(&t, NULL, ls_idle, i ? "gvworker" : "gv w"))
 			ls_must(-1, "pthread_create");
 }
 

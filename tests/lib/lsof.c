@@ -140,6 +140,14 @@ pid_t ls_holder(void (*hold)(void *), void *arg,
 	return pid;
 }
 
+void *ls_idle(void *name)
+{
+	prctl(PR_SET_NAME, name);
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static pid_t ls_brief_parent;
 
 pid_t ls_brief(unsigned int ms)

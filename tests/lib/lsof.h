@@ -45,6 +45,9 @@ const char *ls_path(const char *name);
 /* "1234,5678": the holders' PIDs as a -p list */
 const char *ls_pids(void);
 
+/* A holder's thread: it names itself @name (prctl) and sleeps. */
+void *ls_idle(void *name);
+
 /*
  * A process that lives about @ms milliseconds, for +r: a grandchild, so
  * that its parent (which returns to the test as a zombie, reaped by
