@@ -20,10 +20,29 @@
 extern "C" {
 #endif
 
-/* The version of this header and of the library: 0.1.0. */
+/* The version of this header: 0.2.0. */
 #define GETVALUES_VERSION_MAJOR 0
-#define GETVALUES_VERSION_MINOR 1
+#define GETVALUES_VERSION_MINOR 2
 #define GETVALUES_VERSION_PATCH 0
+
+/* A version as one number that compares as versions do. */
+#define GETVALUES_VERSION(major, minor, patch) \
+	(((major) << 16) | ((minor) << 8) | (patch))
+#define GETVALUES_VERSION_CODE						\
+	GETVALUES_VERSION(GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR, \
+			  GETVALUES_VERSION_PATCH)
+
+/**
+ * getvalues_version() - the version of the library running
+ *
+ * The macros above give the version a program was compiled against; a
+ * shared library may be newer. Since 0.2.0.
+ *
+ * Return: GETVALUES_VERSION(major, minor, patch) of the library, to be
+ * compared with GETVALUES_VERSION(): getvalues_version() >=
+ * GETVALUES_VERSION(0, 2, 0).
+ */
+unsigned int getvalues_version(void);
 
 /*
  * readfile is a common name for a helper of one's own. A program that has
