@@ -148,6 +148,27 @@ int getvalues_alloc(int dfd, const char *path, struct name_val *vec,
 		    size_t num, unsigned int flags, size_t max_size,
 		    void **bufp);
 
+/**
+ * getvalues_expand_name() - the name an entry stands for, shorthand written out
+ * @prev: the name of the entry before, as this function gave it (or as
+ *        written when that was no shorthand); NULL for the first entry and
+ *        after an entry for which this function failed
+ * @name: the entry's name
+ * @buf:  where the name goes, NUL-terminated, cut to @size - 1 bytes
+ * @size: size of @buf; 0 to learn the length only
+ *
+ * "data:big" then ":small" stands for "data:small"; "mntns:21:root" then
+ * ":options" for "mntns:21:options" (SPEC 2.3, getvalues(3)). A name that
+ * is no shorthand stands for itself. Since 0.2.0.
+ *
+ * Return: the length of the name (as snprintf(3): @size or more means @buf
+ * holds only its start). -1 with errno: EINVAL for a NULL @name or for a
+ * shorthand with no prefix before it (getvalues() gives that entry EINVAL),
+ * ENAMETOOLONG for a @name over 255 bytes (ENAMETOOLONG in getvalues()).
+ */
+ssize_t getvalues_expand_name(const char *prev, const char *name, char *buf,
+			      size_t size);
+
 #ifdef __cplusplus
 }
 #endif

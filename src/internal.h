@@ -330,6 +330,27 @@ struct gv_ctx {
 
 /* names.c */
 extern const struct gv_group gv_groups[];
+/*
+ * The prefix a shorthand ":REST" takes from the entry before it (SPEC 2.3),
+ * carried from entry to entry.
+ */
+struct gv_prefix {
+	size_t len;			/* with its ':'; 0: none */
+	char buf[GV_EXPANDED_MAX + 1];
+};
+/* Room for a name written out: a prefix, then REST and its NUL. */
+#define GV_FULL_SIZE	(GV_EXPANDED_MAX + 1 + GV_NAME_MAX)
+/*
+ * The name an entry stands for, after the entry that left @p: @name itself,
+ * or its shorthand written out into @full (GV_FULL_SIZE bytes); and @p
+ * becomes the prefix this entry leaves to the next. @len is the length of
+ * @name, or the negative errno of an entry whose name could not be read.
+ * NULL, and no prefix for the next entry, for such an entry and for a
+ * shorthand without a prefix (the entry's EINVAL). The backend that splits
+ * a vector into calls of its own carries @p across them.
+ */
+const char *gv_prefix_next(struct gv_prefix *p, const char *name, int len,
+			   char *full);
 struct gv_names {
 	char *raw;			/* the names as read */
 	struct gv_strblock *expanded;	/* shorthand expansions */
