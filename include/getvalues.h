@@ -149,6 +149,26 @@ int getvalues_alloc(int dfd, const char *path, struct name_val *vec,
 		    void **bufp);
 
 /**
+ * getvalues_alloc_each() - every entry, each value in a buffer grown for it
+ * @dfd, @path, @vec, @num, @flags, @bufp: as for getvalues_alloc()
+ * @max_size: the most room one value is given, in bytes; 0 for
+ *            GETVALUES_ALLOC_MAX
+ *
+ * Every entry is handled. When a value does not fit, the call goes on from
+ * that entry with more room (the values before it stay where they are: a
+ * file is read once), and an entry whose value alone needs @max_size bytes
+ * or more gets EOVERFLOW; the call carries on with the next entry, whose
+ * ":REST" keeps the prefix it has in @vec. The values of entries after an
+ * overflow come from a later getvalues() call than those before it. All
+ * values are in the one buffer *@bufp (free() it). Since 0.2.0.
+ *
+ * Return: @num, or -1 with errno as getvalues_alloc() sets it.
+ */
+int getvalues_alloc_each(int dfd, const char *path, struct name_val *vec,
+			 size_t num, unsigned int flags, size_t max_size,
+			 void **bufp);
+
+/**
  * getvalues_expand_name() - the name an entry stands for, shorthand written out
  * @prev: the name of the entry before, as this function gave it (or as
  *        written when that was no shorthand); NULL for the first entry and

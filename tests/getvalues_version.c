@@ -27,6 +27,7 @@ static const struct {
 	{ "getvalues", "GETVALUES_0.1" },
 	{ "getvalues_readfile", "GETVALUES_0.1" },
 	{ "getvalues_alloc", "GETVALUES_0.1" },
+	{ "getvalues_alloc_each", "GETVALUES_0.2" },
 	{ "getvalues_expand_name", "GETVALUES_0.2" },
 	{ "getvalues_version", "GETVALUES_0.2" },
 };
