@@ -61,6 +61,14 @@ static bool gv_parse_id(const char *s, size_t len, uint32_t *id)
 	return true;
 }
 
+/* The length of the group part of @name: up to its first ':', if any. */
+static size_t gv_group_len(const char *name)
+{
+	const char *colon = strchr(name, ':');
+
+	return colon ? (size_t)(colon - name) : strlen(name);
+}
+
 /*
  * The length of the prefix that a ":REST" after the expanded name @name
  * takes, its ':' included (0: none), @glen being the length of its group
@@ -68,8 +76,8 @@ static bool gv_parse_id(const char *s, size_t len, uint32_t *id)
  * "mntns:ID" and "mntns:ID:FIELD", the group and the ID. "GROUP" alone
  * leaves "GROUP:", and an unknown group its name all the same.
  */
-static size_t gv_prefix_len(const char *name, size_t glen,
-			    const struct gv_group *g)
+static inline __attribute__((always_inline))
+size_t gv_prefix_len(const char *name, size_t glen, const struct gv_group *g)
 {
 	const char *c2;
 
@@ -130,7 +138,7 @@ static void gv_parse_rest(const struct gv_group *g, const char *rest,
  */
 static size_t gv_parse_one(const char *name, struct gv_req *req)
 {
-	size_t glen = strcspn(name, ":");
+	size_t glen = gv_group_len(name);
 	const struct gv_group *g;
 
 	*req = (struct gv_req){ 0 };
@@ -150,7 +158,7 @@ static size_t gv_parse_one(const char *name, struct gv_req *req)
 /* The prefix length of the expanded name @name, as gv_parse_one() gives. */
 static size_t gv_name_prefix_len(const char *name)
 {
-	size_t glen = strcspn(name, ":");
+	size_t glen = gv_group_len(name);
 
 	return gv_prefix_len(name, glen, gv_find_group(name, glen));
 }
@@ -161,7 +169,8 @@ static size_t gv_name_prefix_len(const char *name)
  * the group and an ID of one name, then the rest of another), so that its
  * prefix fits.
  */
-static void gv_prefix_take(struct gv_prefix *p, const char *name, size_t plen)
+static inline __attribute__((always_inline))
+void gv_prefix_take(struct gv_prefix *p, const char *name, size_t plen)
 {
 	p->len = plen <= sizeof(p->buf) ? plen : 0;
 	if (p->len) {
@@ -270,7 +279,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 		   const struct gv_preread *pre)
 {
 	char full[GV_FULL_SIZE];
-	struct gv_prefix prefix = { 0 };
+	struct gv_prefix prefix;	/* only its len is set to begin with */
 	bool base_ok = false;
 	struct gv_req base = { 0 };
 	const char **raw;
@@ -279,6 +288,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	void *mem;
 
 	*names = (struct gv_names){ 0 };
+	prefix.len = 0;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,
 			     num * (sizeof(*src) + sizeof(*raw) +
