@@ -123,15 +123,17 @@ fail:
 	return NULL;
 }
 
-/* The names of @seq (a fast sequence) as bytes objects, in a new list. */
-static PyObject *names_as_bytes(PyObject *seq)
+/*
+ * @names (a tuple, the caller's copy of what it was given) as a tuple of
+ * bytes objects, one per name.
+ */
+static PyObject *names_as_bytes(PyObject *names)
 {
-	Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-	PyObject *list;
+	Py_ssize_t n = PyTuple_GET_SIZE(names);
+	PyObject *out = PyTuple_New(n);
 
-	list = PyList_New(n);
-	for (Py_ssize_t i = 0; list && i < n; i++) {
-		PyObject *item = PySequence_Fast_GET_ITEM(seq, i), *b = NULL;
+	for (Py_ssize_t i = 0; out && i < n; i++) {
+		PyObject *item = PyTuple_GET_ITEM(names, i), *b = NULL;
 
 		if (PyUnicode_Check(item) || PyBytes_Check(item)) {
 			if (!PyUnicode_FSConverter(item, &b))
@@ -142,12 +144,29 @@ static PyObject *names_as_bytes(PyObject *seq)
 				     Py_TYPE(item)->tp_name);
 		}
 		if (!b) {
-			Py_CLEAR(list);
+			Py_CLEAR(out);
 			break;
 		}
-		PyList_SET_ITEM(list, i, b);
+		PyTuple_SET_ITEM(out, i, b);
 	}
-	return list;
+	return out;
+}
+
+/*
+ * A tuple of the names the caller gave: a copy that holds a reference to
+ * each, so that another thread that changes the caller's list while the
+ * call runs without the GIL changes nothing here.
+ */
+static PyObject *names_tuple(PyObject *names)
+{
+	PyObject *tuple = PySequence_Tuple(names);
+
+	if (!tuple && PyErr_ExceptionMatches(PyExc_TypeError)) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_TypeError, "names must be a list of str or "
+			     "bytes, not %.100s", Py_TYPE(names)->tp_name);
+	}
+	return tuple;
 }
 
 PyDoc_STRVAR(getvalues_doc,
@@ -164,8 +183,8 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 				 PyObject *kwargs)
 {
 	static char *kwlist[] = { "path", "names", "dir_fd", "flags", NULL };
-	PyObject *path_arg, *path = NULL, *names = NULL, *bnames = NULL;
-	PyObject *seq = NULL, *out = NULL;
+	PyObject *path_arg, *path = NULL, *names_arg, *names = NULL;
+	PyObject *bnames = NULL, *out = NULL;
 	struct name_val *vec = NULL;
 	int dfd = AT_FDCWD, got = 0;
 	unsigned int flags = 0;
@@ -174,16 +193,15 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&I", kwlist,
-					 &path_arg, &names, dir_fd_converter,
-					 &dfd, &flags) ||
+					 &path_arg, &names_arg,
+					 dir_fd_converter, &dfd, &flags) ||
 	    !PyUnicode_FSConverter(path_arg, &path))
 		return NULL;
-	seq = PySequence_Fast(names, "names must be an iterable of str or "
-				     "bytes");
-	bnames = seq ? names_as_bytes(seq) : NULL;
+	names = names_tuple(names_arg);
+	bnames = names ? names_as_bytes(names) : NULL;
 	if (!bnames)
 		goto out;
-	n = PyList_GET_SIZE(bnames);
+	n = PyTuple_GET_SIZE(bnames);
 	vec = PyMem_Calloc(n ? n : 1, sizeof(*vec));
 	bufs = PyMem_Calloc(n ? n : 1, sizeof(*bufs));
 	if (!vec || !bufs) {
@@ -191,7 +209,7 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 		goto out;
 	}
 	for (Py_ssize_t i = 0; i < n; i++)
-		vec[i].name = PyBytes_AS_STRING(PyList_GET_ITEM(bnames, i));
+		vec[i].name = PyBytes_AS_STRING(PyTuple_GET_ITEM(bnames, i));
 	/*
 	 * One call normally. A value too large even for the library's limit
 	 * fails alone (EOVERFLOW) and the names after it come from another
@@ -220,7 +238,7 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 
 		if (vec[i].error)
 			v = os_error((int)vec[i].error,
-				     PySequence_Fast_GET_ITEM(seq, i));
+				     PyTuple_GET_ITEM(names, i));
 		else
 			v = PyBytes_FromStringAndSize(
 				vec[i].value_out.iov_base,
@@ -237,7 +255,7 @@ out:
 	PyMem_Free(bufs);
 	PyMem_Free(vec);
 	Py_XDECREF(bnames);
-	Py_XDECREF(seq);
+	Py_XDECREF(names);
 	Py_DECREF(path);
 	return out;
 }

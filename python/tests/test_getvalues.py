@@ -10,20 +10,7 @@ import threading
 import pytest
 
 import getvalues as gv
-
-
-@pytest.fixture
-def tree(tmp_path):
-    (tmp_path / "empty").write_bytes(b"")
-    (tmp_path / "text").write_bytes(b"hello world\n")
-    for n in (4095, 4096, 4097, 65536, (3 << 20) + 7):
-        (tmp_path / f"size-{n}").write_bytes(os.urandom(n))
-    (tmp_path / "sub").mkdir()
-    for n in range(300):
-        (tmp_path / "sub" / f"entry-{n:03d}").write_bytes(b"")
-    os.symlink("text", tmp_path / "link")
-    os.mkfifo(tmp_path / "fifo")
-    return tmp_path
+from conftest import run_python
 
 
 def read(path):
@@ -215,6 +202,39 @@ def test_threads_run_at_once(tree):
     for t in threads:
         t.join()
     assert errors == []
+
+
+CLEAR_DURING_CALL = """
+import threading
+import getvalues as gv
+N = 50000
+for _ in range(3):
+    names = ["stat:nosuch"] * N
+    calling = threading.Event()
+
+    def clear():
+        calling.wait()
+        names.clear()   # runs once the call lets go of the GIL
+
+    t = threading.Thread(target=clear)
+    t.start()
+    calling.set()
+    got = gv.getvalues("/", names)
+    t.join()
+    assert names == [] and len(got) in (0, N), len(got)
+    assert all(isinstance(v, FileNotFoundError) and
+               v.filename == "stat:nosuch" for v in got)
+print("ok")
+"""
+
+
+def test_names_changed_by_another_thread_meanwhile():
+    """Another thread empties the list of names while the call runs
+    without the GIL: the call works on the names as they were when it
+    started (it used to read the emptied list afterwards, and crash)."""
+    r = run_python(CLEAR_DURING_CALL)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert r.stdout == b"ok\n"
 
 
 def test_constants():
