@@ -17,14 +17,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <getvalues.h>
 
-/* readfile() without a size: the first try, then four times as much. */
+/* readfile() without a size: the first buffer, then four times as much. */
 #define READ_FIRST	4096
+
+/* The flags readfile(3) takes; any other bit is EINVAL. */
+#define READFILE_FLAGS	(O_NOFOLLOW | O_NOATIME)
 
 /* dir_fd=None or an int, as the os module takes it. */
 static int dir_fd_converter(PyObject *o, void *p)
@@ -54,22 +60,113 @@ static PyObject *os_error(int err, PyObject *filename)
 				     filename);
 }
 
+/*
+ * The next size of the buffer of read_whole(), which @got bytes filled: the
+ * size of a regular file, plus one byte to see its end, else four times as
+ * much. 0 when that would not fit in a Py_ssize_t.
+ */
+static Py_ssize_t next_size(int fd, Py_ssize_t got)
+{
+	struct stat st;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= got &&
+	    st.st_size < PY_SSIZE_T_MAX)
+		return (Py_ssize_t)st.st_size + 1;
+	return got > PY_SSIZE_T_MAX / 4 ? 0 : got * 4;
+}
+
+/*
+ * Read the whole file at @path through one open file, as open().read()
+ * does: a pipe or a FIFO cannot be read a second time, so a full first
+ * buffer is grown and the same file read on, until end of file. The
+ * library's readfile() reads one buffer and closes the file; until the
+ * library has a call that reads a whole file, this is readfile()'s open,
+ * read and close, with its flags, here.
+ */
+static PyObject *read_whole(int dfd, const char *path, int flags)
+{
+	Py_ssize_t size = READ_FIRST, got = 0, n = 0;
+	PyObject *bytes = NULL;
+	int fd, err = 0;
+
+	if (flags & ~READFILE_FLAGS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
+	Py_END_ALLOW_THREADS
+	if (fd < 0)
+		return NULL;
+	bytes = PyBytes_FromStringAndSize(NULL, size);
+	while (bytes) {
+		if (got == size) {
+			size = next_size(fd, got);
+			if (!size || _PyBytes_Resize(&bytes, size)) {
+				if (!size)
+					PyErr_NoMemory();
+				break;	/* _PyBytes_Resize() freed it */
+			}
+		}
+		Py_BEGIN_ALLOW_THREADS
+		n = read(fd, PyBytes_AS_STRING(bytes) + got, size - got);
+		err = errno;
+		Py_END_ALLOW_THREADS
+		if (n > 0) {
+			got += n;
+		} else if (!n) {
+			if (_PyBytes_Resize(&bytes, got))
+				bytes = NULL;
+			break;
+		} else {
+			Py_CLEAR(bytes);
+			break;
+		}
+	}
+	close(fd);
+	errno = err;
+	return bytes;
+}
+
+/* At most @size bytes of the file at @path: one readfile(3). */
+static PyObject *read_sized(int dfd, const char *path, Py_ssize_t size,
+			    int flags)
+{
+	PyObject *bytes = PyBytes_FromStringAndSize(NULL, size);
+	ssize_t n;
+
+	if (!bytes)
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	n = getvalues_readfile(dfd, path, PyBytes_AS_STRING(bytes),
+			       (size_t)size, flags);
+	Py_END_ALLOW_THREADS
+	if (n < 0) {
+		Py_DECREF(bytes);
+		return NULL;
+	}
+	if (n < size && _PyBytes_Resize(&bytes, n))
+		return NULL;
+	return bytes;
+}
+
 PyDoc_STRVAR(readfile_doc,
 "readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes\n\n"
-"Open, read and close the file at path in one call (readfile(3)).\n"
+"Open, read and close the file at path in one call (readfile(3)).\n\n"
 "path is relative to dir_fd as for os.open(). Without size the whole\n"
-"file is read; with it, at most size bytes. flags may hold O_NOFOLLOW\n"
-"and O_NOATIME. Raises OSError as open() and read() would.");
+"file is read through one open file, as open(path, 'rb').read() reads\n"
+"it: pipes, FIFOs and /proc files too. With size, at most size bytes\n"
+"(one readfile(3); the rest of a pipe is not read). flags may hold\n"
+"O_NOFOLLOW and O_NOATIME. Raises OSError as open() and read() would.\n"
+"Opening a FIFO waits for a writer, as open() does.");
 
 static PyObject *gv_py_readfile(PyObject *self, PyObject *args,
 				PyObject *kwargs)
 {
 	static char *kwlist[] = { "path", "dir_fd", "size", "flags", NULL };
-	PyObject *path_arg, *path = NULL, *size_obj = Py_None, *bytes = NULL;
+	PyObject *path_arg, *path = NULL, *size_obj = Py_None, *bytes;
 	int dfd = AT_FDCWD, flags = 0;
-	Py_ssize_t size = READ_FIRST;
-	bool whole = true;
-	ssize_t n;
+	Py_ssize_t size = 0;
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O&Oi", kwlist,
@@ -86,39 +183,16 @@ static PyObject *gv_py_readfile(PyObject *self, PyObject *args,
 					"size must not be negative");
 			goto fail;
 		}
-		whole = false;
 	}
-	for (;;) {
-		const char *p = PyBytes_AS_STRING(path);
-
-		bytes = PyBytes_FromStringAndSize(NULL, size);
-		if (!bytes)
-			goto fail;
-		Py_BEGIN_ALLOW_THREADS
-		n = getvalues_readfile(dfd, p, PyBytes_AS_STRING(bytes),
-				       (size_t)size, flags);
-		Py_END_ALLOW_THREADS
-		if (n < 0) {
-			PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError,
-							     path_arg);
-			goto fail;
-		}
-		/* a full buffer may be a longer file: read it again, larger */
-		if (!whole || n < size)
-			break;
-		Py_CLEAR(bytes);
-		if (size > PY_SSIZE_T_MAX / 4) {
-			PyErr_NoMemory();
-			goto fail;
-		}
-		size *= 4;
-	}
+	if (size_obj == Py_None)
+		bytes = read_whole(dfd, PyBytes_AS_STRING(path), flags);
+	else
+		bytes = read_sized(dfd, PyBytes_AS_STRING(path), size, flags);
+	if (!bytes && !PyErr_Occurred())
+		PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path_arg);
 	Py_DECREF(path);
-	if (n < size && _PyBytes_Resize(&bytes, n))
-		return NULL;
 	return bytes;
 fail:
-	Py_XDECREF(bytes);
 	Py_DECREF(path);
 	return NULL;
 }
