@@ -7,8 +7,10 @@
  *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0) -> list
  *
  * Paths and names are str (encoded as os.fsencode() does), bytes or path-like
- * objects. The calls run without the GIL. Errors of the call itself raise
- * OSError (its subclasses, as os.open() raises them); an entry of
+ * objects. The calls run without the GIL. A call that a signal interrupts
+ * is made again once the signal's handler has run, unless the handler
+ * raised (PEP 475). Errors of the call itself raise OSError (its
+ * subclasses, as os.open() raises them); an entry of
  * getvalues() that fails is an OSError instance in the list, not raised, so
  * that one missing file does not hide the other values.
  */
@@ -53,11 +55,43 @@ static int dir_fd_converter(PyObject *o, void *p)
 	return 1;
 }
 
+/* getvalues()'s flags: an int that fits an unsigned int, never truncated. */
+static int uint_flags_converter(PyObject *o, void *p)
+{
+	unsigned int *flags = p;
+	unsigned long v;
+
+	if (!PyLong_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "flags must be an int, not %.100s",
+			     Py_TYPE(o)->tp_name);
+		return 0;
+	}
+	v = PyLong_AsUnsignedLong(o);
+	if (v == (unsigned long)-1 && PyErr_Occurred())
+		return 0;
+	if (v > UINT_MAX) {
+		PyErr_SetString(PyExc_OverflowError,
+				"flags is greater than the largest unsigned int");
+		return 0;
+	}
+	*flags = (unsigned int)v;
+	return 1;
+}
+
 /* An OSError (or the subclass for @err) for @filename, not raised. */
 static PyObject *os_error(int err, PyObject *filename)
 {
 	return PyObject_CallFunction(PyExc_OSError, "isO", err, strerror(err),
 				     filename);
+}
+
+/*
+ * After a system call failed with errno EINTR: run the signal handlers.
+ * True when the call is to be made again, false when a handler raised.
+ */
+static bool retry_after_signal(void)
+{
+	return PyErr_CheckSignals() == 0;
 }
 
 /*
@@ -93,9 +127,11 @@ static PyObject *read_whole(int dfd, const char *path, int flags)
 		errno = EINVAL;
 		return NULL;
 	}
-	Py_BEGIN_ALLOW_THREADS
-	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
-	Py_END_ALLOW_THREADS
+	do {
+		Py_BEGIN_ALLOW_THREADS
+		fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
+		Py_END_ALLOW_THREADS
+	} while (fd < 0 && errno == EINTR && retry_after_signal());
 	if (fd < 0)
 		return NULL;
 	bytes = PyBytes_FromStringAndSize(NULL, size);
@@ -118,7 +154,7 @@ static PyObject *read_whole(int dfd, const char *path, int flags)
 			if (_PyBytes_Resize(&bytes, got))
 				bytes = NULL;
 			break;
-		} else {
+		} else if (err != EINTR || !retry_after_signal()) {
 			Py_CLEAR(bytes);
 			break;
 		}
@@ -128,7 +164,10 @@ static PyObject *read_whole(int dfd, const char *path, int flags)
 	return bytes;
 }
 
-/* At most @size bytes of the file at @path: one readfile(3). */
+/*
+ * At most @size bytes of the file at @path: one readfile(3), made again
+ * when a signal interrupted it before it read anything.
+ */
 static PyObject *read_sized(int dfd, const char *path, Py_ssize_t size,
 			    int flags)
 {
@@ -137,10 +176,12 @@ static PyObject *read_sized(int dfd, const char *path, Py_ssize_t size,
 
 	if (!bytes)
 		return NULL;
-	Py_BEGIN_ALLOW_THREADS
-	n = getvalues_readfile(dfd, path, PyBytes_AS_STRING(bytes),
-			       (size_t)size, flags);
-	Py_END_ALLOW_THREADS
+	do {
+		Py_BEGIN_ALLOW_THREADS
+		n = getvalues_readfile(dfd, path, PyBytes_AS_STRING(bytes),
+				       (size_t)size, flags);
+		Py_END_ALLOW_THREADS
+	} while (n < 0 && errno == EINTR && retry_after_signal());
 	if (n < 0) {
 		Py_DECREF(bytes);
 		return NULL;
@@ -266,9 +307,10 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 	Py_ssize_t n, start = 0, nbufs = 0;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&I", kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&O&", kwlist,
 					 &path_arg, &names_arg,
-					 dir_fd_converter, &dfd, &flags) ||
+					 dir_fd_converter, &dfd,
+					 uint_flags_converter, &flags) ||
 	    !PyUnicode_FSConverter(path_arg, &path))
 		return NULL;
 	names = names_tuple(names_arg);
@@ -297,9 +339,12 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 		got = getvalues_alloc(dfd, p, vec + start, n - start, flags, 0,
 				      &buf);
 		Py_END_ALLOW_THREADS
+		if (got < 0 && errno == EINTR && retry_after_signal())
+			continue;
 		if (got < 0) {
-			PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError,
-							     path_arg);
+			if (!PyErr_Occurred())
+				PyErr_SetFromErrnoWithFilenameObject(
+					PyExc_OSError, path_arg);
 			goto out;
 		}
 		bufs[nbufs++] = buf;

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """test_readfile_streams.py - getvalues.readfile() on what can be read only
-once (pipes, FIFOs) and on /proc files longer than a first buffer, against
-Python's own open().read()."""
+once (pipes, FIFOs), on /proc files longer than a first buffer, and when a
+signal interrupts it, against Python's own open().read()."""
+import errno
 import os
+import signal
 import threading
+import time
 
 import pytest
 
@@ -124,3 +127,112 @@ def test_regular_file_past_the_first_buffer(tmp_path, n):
     assert gv.readfile(tmp_path / "f") == data
     assert gv.readfile(tmp_path / "f", size=n) == data
     assert gv.readfile(tmp_path / "f", size=n - 1) == data[:-1]
+
+
+def wait_in_syscall(tid, nr, timeout=20):
+    """Until thread @tid of this process is blocked in system call @nr."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/self/task/{tid}/syscall") as f:
+                if f.read().split()[0] == str(nr):
+                    return True
+        except OSError:
+            return False    # no /proc/PID/syscall here: just wait
+        time.sleep(0.01)
+    return False
+
+
+SYS_openat, SYS_read = 257, 0
+
+
+class Interrupted(Exception):
+    pass
+
+
+@pytest.fixture
+def usr1():
+    """SIGUSR1 with a Python handler that counts; the old one after."""
+    calls = []
+    old = signal.signal(signal.SIGUSR1, lambda *a: calls.append(a))
+    yield calls
+    signal.signal(signal.SIGUSR1, old)
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64",
+                    reason="system call numbers of x86_64")
+@pytest.mark.parametrize("size", [None, 50000])
+@pytest.mark.parametrize("where", ["open", "read"])
+def test_signal_is_handled_and_the_call_goes_on(tmp_path, usr1, size, where):
+    """PEP 475: a handler that returns lets readfile() carry on; it used to
+    raise InterruptedError."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    data = os.urandom(30000)
+    main = threading.get_native_id()
+    writers = []
+
+    def kick():
+        wfd = None
+        if where == "read":     # the reader's open returns, read waits
+            wfd = os.open(fifo, os.O_WRONLY)
+        wait_in_syscall(main, SYS_openat if where == "open" else SYS_read)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)
+        time.sleep(0.2)
+        writers.append(writer(wfd if wfd is not None else fifo, data))
+
+    t = threading.Thread(target=kick)
+    t.start()
+    try:
+        got = gv.readfile(fifo, size=size)
+    finally:
+        t.join()
+        join_writer(writers[0], fifo)
+    assert len(usr1) == 1
+    assert got == data
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64",
+                    reason="system call numbers of x86_64")
+@pytest.mark.parametrize("size", [None, 50000])
+def test_signal_handler_that_raises_ends_the_call(tmp_path, size):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    main = threading.get_native_id()
+
+    def handler(*a):
+        raise Interrupted()
+
+    def kick():
+        wait_in_syscall(main, SYS_openat)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)
+
+    old = signal.signal(signal.SIGUSR1, handler)
+    t = threading.Thread(target=kick)
+    t.start()
+    try:
+        with pytest.raises(Interrupted):
+            gv.readfile(fifo, size=size)
+    finally:
+        t.join()
+        signal.signal(signal.SIGUSR1, old)
+
+
+def test_flags_out_of_range(tree):
+    for flags in (2**32, 2**31, -2**31 - 1, 2**64):
+        with pytest.raises(OverflowError):
+            gv.readfile(tree / "text", flags=flags)
+    for flags in (2**32, 2**32 + gv.AT_EMPTY_PATH, 2**64, -1):
+        with pytest.raises(OverflowError):
+            gv.getvalues(tree, ["stat:size"], flags=flags)
+    with pytest.raises(TypeError):
+        gv.getvalues(tree, ["stat:size"], flags=1.0)
+    # in range, but not a flag of theirs: the call's own EINVAL
+    for flags in (2**31 - 1, -1):
+        with pytest.raises(OSError) as e:
+            gv.readfile(tree / "text", flags=flags)
+        assert e.value.errno == errno.EINVAL
+    for flags in (2**31, 2**32 - 1):
+        with pytest.raises(OSError) as e:
+            gv.getvalues(tree, ["stat:size"], flags=flags)
+        assert e.value.errno == errno.EINVAL
