@@ -102,7 +102,7 @@ def by_getvalues_per_process():
 def by_getvalues_batch():
     """The listing of /proc and every file of every process: two calls."""
     listing = gv.getvalues("/proc", ["dir:"])[0]
-    ps = [int(d) for d in listing.split(b"\0") if d.isdigit()]
+    ps = [int(d) for d in listing if d.isdigit()]      # a list of str
     names = []
     for pid in ps:
         names += [f"data:{pid}/stat", f":{pid}/statm", f":{pid}/cmdline"]

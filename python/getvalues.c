@@ -4,13 +4,14 @@
  * libgetvalues for CPython 3, with the constants their flags take.
  *
  *   getvalues.readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes
- *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0) -> list
+ *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0, typed=False)
+ *       -> list
  *
- * Paths and names are str (encoded as os.fsencode() does), bytes or path-like
- * objects. The calls run without the GIL. A call that a signal interrupts
- * is made again once the signal's handler has run, unless the handler
- * raised (PEP 475). Errors of the call itself raise OSError (its
- * subclasses, as os.open() raises them); an entry of
+ * Paths are str (encoded as os.fsencode() does), bytes or path-like
+ * objects; names are str or bytes. The calls run without the GIL. A call
+ * that a signal interrupts is made again once the signal's handler has
+ * run, unless the handler raised (PEP 475). Errors of the call itself
+ * raise OSError (its subclasses, as os.open() raises them); an entry of
  * getvalues() that fails is an OSError instance in the list, not raised, so
  * that one missing file does not hide the other values.
  */
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <getvalues.h>
@@ -33,6 +35,9 @@
 
 /* The flags readfile(3) takes; any other bit is EINVAL. */
 #define READFILE_FLAGS	(O_NOFOLLOW | O_NOATIME)
+
+/* A name is at most this long (SPEC 2.3); a longer one fails alone. */
+#define NAME_MAX_LEN	255
 
 /* dir_fd=None or an int, as the os module takes it. */
 static int dir_fd_converter(PyObject *o, void *p)
@@ -192,7 +197,7 @@ static PyObject *read_sized(int dfd, const char *path, Py_ssize_t size,
 }
 
 PyDoc_STRVAR(readfile_doc,
-"readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes\n\n"
+"readfile($module, /, path, *, dir_fd=None, size=None, flags=0)\n--\n\n"
 "Open, read and close the file at path in one call (readfile(3)).\n\n"
 "path is relative to dir_fd as for os.open(). Without size the whole\n"
 "file is read through one open file, as open(path, 'rb').read() reads\n"
@@ -270,12 +275,20 @@ static PyObject *names_as_bytes(PyObject *names)
 /*
  * A tuple of the names the caller gave: a copy that holds a reference to
  * each, so that another thread that changes the caller's list while the
- * call runs without the GIL changes nothing here.
+ * call runs without the GIL changes nothing here. A str or bytes object is
+ * one name, not a list of them: TypeError.
  */
 static PyObject *names_tuple(PyObject *names)
 {
-	PyObject *tuple = PySequence_Tuple(names);
+	PyObject *tuple;
 
+	if (PyUnicode_Check(names) || PyBytes_Check(names) ||
+	    PyByteArray_Check(names)) {
+		PyErr_Format(PyExc_TypeError, "names must be a list of str or "
+			     "bytes, not a single %.100s", Py_TYPE(names)->tp_name);
+		return NULL;
+	}
+	tuple = PySequence_Tuple(names);
 	if (!tuple && PyErr_ExceptionMatches(PyExc_TypeError)) {
 		PyErr_Clear();
 		PyErr_Format(PyExc_TypeError, "names must be a list of str or "
@@ -284,34 +297,324 @@ static PyObject *names_tuple(PyObject *names)
 	return tuple;
 }
 
+/* What a value is, from the group and field of its name. */
+enum value_kind {
+	V_BYTES,	/* raw bytes: contents, strings, words */
+	V_LIST,		/* items each followed by a NUL byte */
+	V_DEC,		/* decimal */
+	V_OCT,		/* octal (stat:mode) */
+	V_HEX,		/* 0x... (fs:type) */
+	V_DEV,		/* major:minor */
+	V_TIME,		/* seconds.nanoseconds */
+};
+
+static const struct field_kind {
+	const char *name;
+	enum value_kind kind;
+} stat_kinds[] = {
+	{ "mode", V_OCT }, { "nlink", V_DEC }, { "uid", V_DEC },
+	{ "gid", V_DEC }, { "size", V_DEC }, { "blocks", V_DEC },
+	{ "blksize", V_DEC }, { "ino", V_DEC }, { "dev", V_DEV },
+	{ "rdev", V_DEV }, { "atime", V_TIME }, { "mtime", V_TIME },
+	{ "ctime", V_TIME }, { "btime", V_TIME }, { "mntid", V_DEC },
+	{ NULL, V_BYTES },
+}, fs_kinds[] = {
+	{ "type", V_HEX }, { "bsize", V_DEC }, { "frsize", V_DEC },
+	{ "blocks", V_DEC }, { "bfree", V_DEC }, { "bavail", V_DEC },
+	{ "files", V_DEC }, { "ffree", V_DEC }, { "namelen", V_DEC },
+	{ NULL, V_BYTES },
+};
+
+static enum value_kind field_kind(const struct field_kind *t, const char *f,
+				  size_t len)
+{
+	for (; t->name; t++)
+		if (strlen(t->name) == len && !memcmp(t->name, f, len))
+			return t->kind;
+	return V_BYTES;
+}
+
+/*
+ * The prefix a ":REST" name stands for: the previous entry's group, or
+ * for mntns:ID:FIELD its group and ID (SPEC 2.3). Kept here only to know
+ * what kind of value each entry has; getvalues() expands the names itself
+ * and finds every error.
+ */
+struct prefix {
+	size_t len;	/* 0: none */
+	char text[2 * NAME_MAX_LEN + 32];
+};
+
+static void set_prefix(struct prefix *pre, const char *name, size_t len)
+{
+	if (len + 1 >= sizeof(pre->text)) {
+		pre->len = 0;
+		return;
+	}
+	memcpy(pre->text, name, len);
+	pre->text[len] = ':';
+	pre->len = len + 1;
+}
+
+/* The kind of the value of the expanded @name; sets the next prefix. */
+static enum value_kind expanded_kind(struct prefix *pre, const char *name)
+{
+	const char *colon = strchr(name, ':'), *rest, *c2;
+	size_t glen;
+
+	if (!*name) {
+		pre->len = 0;
+		return V_LIST;			/* "": the groups */
+	}
+	if (!colon) {
+		set_prefix(pre, name, strlen(name));
+		return V_LIST;			/* GROUP: its names */
+	}
+	glen = colon - name;
+	rest = colon + 1;
+	c2 = strchr(rest, ':');
+	if (glen == 5 && !memcmp(name, "mntns", 5) && (c2 || *rest)) {
+		set_prefix(pre, name, c2 ? (size_t)(c2 - name) : strlen(name));
+		return c2 ? V_BYTES : V_LIST;	/* mntns:ID: the fields */
+	}
+	set_prefix(pre, name, glen);
+	if (glen == 3 && !memcmp(name, "dir", 3))
+		return V_LIST;
+	if ((glen == 4 && !memcmp(name, "stat", 4)) ||
+	    (glen == 5 && !memcmp(name, "lstat", 5)))
+		return field_kind(stat_kinds, rest,
+				  c2 ? (size_t)(c2 - rest) : strlen(rest));
+	if (glen == 2 && !memcmp(name, "fs", 2))
+		return field_kind(fs_kinds, rest, strlen(rest));
+	return V_BYTES;
+}
+
+/* The kind of the value of @name as the caller wrote it, shorthand too. */
+static enum value_kind name_kind(struct prefix *pre, const char *name)
+{
+	char full[sizeof(pre->text) + NAME_MAX_LEN + 1];
+	size_t len = strlen(name);
+
+	if (len > NAME_MAX_LEN) {
+		pre->len = 0;			/* ENAMETOOLONG */
+		return V_BYTES;
+	}
+	if (name[0] != ':')
+		return expanded_kind(pre, name);
+	if (!pre->len)
+		return V_BYTES;			/* EINVAL */
+	memcpy(full, pre->text, pre->len);
+	memcpy(full + pre->len, name + 1, len);	/* with the NUL */
+	return expanded_kind(pre, full);
+}
+
+/* A list value as a list of names: str (os.fsdecode()) if @as_str. */
+static PyObject *list_object(const char *p, size_t len, bool as_str)
+{
+	PyObject *list = PyList_New(0), *item;
+	const char *end = p + len, *nul;
+
+	for (; list && p < end; p = nul + 1) {
+		nul = memchr(p, '\0', end - p);
+		if (!nul)
+			nul = end;	/* never: every item ends with a NUL */
+		item = as_str ? PyUnicode_DecodeFSDefaultAndSize(p, nul - p) :
+				PyBytes_FromStringAndSize(p, nul - p);
+		if (!item || PyList_Append(list, item))
+			Py_CLEAR(list);
+		Py_XDECREF(item);
+	}
+	return list;
+}
+
+/* seconds.nanoseconds as an int of nanoseconds, as os.stat()'s st_*_ns. */
+static PyObject *time_ns_object(char *text)
+{
+	PyObject *sec, *ns, *scaled, *billion, *total = NULL;
+	char *dot = strchr(text, '.');
+
+	if (!dot)
+		return NULL;
+	*dot = '\0';
+	sec = PyLong_FromString(text, NULL, 10);
+	ns = sec ? PyLong_FromString(dot + 1, NULL, 10) : NULL;
+	billion = ns ? PyLong_FromLong(1000000000L) : NULL;
+	scaled = billion ? PyNumber_Multiply(sec, billion) : NULL;
+	if (scaled)
+		total = PyNumber_Add(scaled, ns);
+	Py_XDECREF(scaled);
+	Py_XDECREF(billion);
+	Py_XDECREF(ns);
+	Py_XDECREF(sec);
+	return total;
+}
+
+/* A number value as an int, or None when empty (not applicable). */
+static PyObject *number_object(const char *p, size_t len, enum value_kind k)
+{
+	unsigned int major, minor;
+	char text[64], end;
+
+	if (!len)
+		Py_RETURN_NONE;
+	if (len >= sizeof(text) || memchr(p, '\0', len))
+		return NULL;
+	memcpy(text, p, len);
+	text[len] = '\0';
+	switch (k) {
+	case V_DEC:
+		return PyLong_FromString(text, NULL, 10);
+	case V_OCT:
+		return PyLong_FromString(text, NULL, 8);
+	case V_HEX:
+		return PyLong_FromString(text, NULL, 16);
+	case V_DEV:
+		if (sscanf(text, "%u:%u%c", &major, &minor, &end) != 2)
+			return NULL;
+		return PyLong_FromUnsignedLongLong(makedev(major, minor));
+	case V_TIME:
+		return time_ns_object(text);
+	default:
+		return NULL;
+	}
+}
+
+/* What getvalues() returns for the value of one entry. */
+static PyObject *value_object(const struct iovec *v, enum value_kind k,
+			      bool typed, bool str_names)
+{
+	PyObject *o;
+
+	if (k == V_LIST)
+		return list_object(v->iov_base, v->iov_len, str_names);
+	if (typed && k != V_BYTES) {
+		o = number_object(v->iov_base, v->iov_len, k);
+		if (o)
+			return o;
+		/* not a number after all: the bytes, as without typed */
+		if (PyErr_Occurred() &&
+		    !PyErr_ExceptionMatches(PyExc_ValueError))
+			return NULL;
+		PyErr_Clear();
+	}
+	return PyBytes_FromStringAndSize(v->iov_base, (Py_ssize_t)v->iov_len);
+}
+
+/*
+ * The list getvalues() returns: one object per entry of @vec, in the order
+ * of @names (the caller's names, for the errors' filename).
+ */
+static PyObject *values_list(const struct name_val *vec, PyObject *names,
+			     bool typed, bool str_names)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(names);
+	PyObject *out = PyList_New(n);
+	struct prefix pre = { 0 };
+
+	for (Py_ssize_t i = 0; out && i < n; i++) {
+		enum value_kind k = name_kind(&pre, vec[i].name);
+		PyObject *v;
+
+		if (vec[i].error)
+			v = os_error((int)vec[i].error,
+				     PyTuple_GET_ITEM(names, i));
+		else
+			v = value_object(&vec[i].value_out, k, typed,
+					 str_names);
+		if (!v) {
+			Py_CLEAR(out);
+			break;
+		}
+		PyList_SET_ITEM(out, i, v);
+	}
+	return out;
+}
+
+/*
+ * Every entry of @vec, whose values land in buffers of getvalues_alloc()
+ * put in @bufs (to be freed by the caller, *@nbufs of them). -1 with
+ * errno when the call itself fails, and when a signal's handler raised.
+ */
+static int fetch_all(int dfd, const char *path, struct name_val *vec,
+		     Py_ssize_t n, unsigned int flags, void **bufs,
+		     Py_ssize_t *nbufs)
+{
+	Py_ssize_t start = 0;
+	int got;
+
+	/*
+	 * One call normally. A value too large even for the library's limit
+	 * fails alone (EOVERFLOW) and the names after it come from another
+	 * call, as in getvalues(1).
+	 */
+	do {
+		void *buf = NULL;
+
+		Py_BEGIN_ALLOW_THREADS
+		got = getvalues_alloc(dfd, path, vec + start, n - start, flags,
+				      0, &buf);
+		Py_END_ALLOW_THREADS
+		if (got < 0 && errno == EINTR && retry_after_signal())
+			continue;
+		if (got < 0)
+			return -1;
+		bufs[(*nbufs)++] = buf;
+		start += got + (start + got < n);	/* past the overflow */
+	} while (start < n);
+	return 0;
+}
+
 PyDoc_STRVAR(getvalues_doc,
-"getvalues(path, names, *, dir_fd=None, flags=0) -> list\n\n"
-"Fetch many named values about the object at path in one call\n"
-"(getvalues(3)): names such as 'stat:size', 'data:status', ':cmdline'\n"
-"(the previous entry's prefix), 'mnt:mountpoint', 'dir:'. Returns one\n"
-"item per name: the value as bytes, or an OSError for that name (not\n"
-"raised). flags may hold AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and\n"
-"AT_NO_AUTOMOUNT. Raises OSError when the call itself fails (path not\n"
-"found, bad flags).");
+"getvalues($module, /, path, names, *, dir_fd=None, flags=0, typed=False)\n"
+"--\n\n"
+"Fetch many named values about the object at path in one call.\n\n"
+"names is a list (any iterable) of str or bytes, such as 'stat:size',\n"
+"'data:status', ':cmdline' (the previous entry's prefix),\n"
+"'mnt:mountpoint', 'dir:' (getvalues(3)); a single str is a TypeError.\n"
+"Returns one item per name, in order: an OSError for a name that failed\n"
+"(not raised), else its value:\n"
+"- a list of names for a listing: 'dir:...', 'xattr', 'mntns',\n"
+"  'mntns:ID', a group's fields ('stat') and the groups (''). Each name is\n"
+"  str (decoded as os.fsdecode() does) when path is a str or a str path\n"
+"  object, bytes when path is bytes, as os.listdir() gives them;\n"
+"- an int with typed=True for the numeric fields of stat:, lstat: and\n"
+"  fs: (None when the value is empty, as btime of a file system without\n"
+"  one): nlink uid gid size blocks blksize ino mntid as they are, mode as\n"
+"  stat.S_IMODE() gives it (from octal), dev and rdev as os.makedev(),\n"
+"  atime mtime ctime btime in nanoseconds as os.stat()'s st_mtime_ns,\n"
+"  fs:type (from hex) bsize frsize blocks bfree bavail files ffree\n"
+"  namelen;\n"
+"- bytes for everything else (file contents, strings, stat:type,\n"
+"  fs:flags, and the numbers without typed: b'4096').\n"
+"flags may hold AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and AT_NO_AUTOMOUNT.\n"
+"Raises OSError when the call itself fails (path not found, bad flags).");
 
 static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 				 PyObject *kwargs)
 {
-	static char *kwlist[] = { "path", "names", "dir_fd", "flags", NULL };
+	static char *kwlist[] = { "path", "names", "dir_fd", "flags", "typed",
+				  NULL };
 	PyObject *path_arg, *path = NULL, *names_arg, *names = NULL;
-	PyObject *bnames = NULL, *out = NULL;
+	PyObject *bnames = NULL, *fspath, *out = NULL;
 	struct name_val *vec = NULL;
-	int dfd = AT_FDCWD, got = 0;
+	int dfd = AT_FDCWD, typed = 0;
 	unsigned int flags = 0;
 	void **bufs = NULL;
-	Py_ssize_t n, start = 0, nbufs = 0;
+	Py_ssize_t n, nbufs = 0;
+	bool str_names;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&O&", kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&O&p", kwlist,
 					 &path_arg, &names_arg,
 					 dir_fd_converter, &dfd,
-					 uint_flags_converter, &flags) ||
-	    !PyUnicode_FSConverter(path_arg, &path))
+					 uint_flags_converter, &flags, &typed))
+		return NULL;
+	fspath = PyOS_FSPath(path_arg);
+	if (!fspath)
+		return NULL;
+	str_names = PyUnicode_Check(fspath);
+	Py_DECREF(fspath);
+	if (!PyUnicode_FSConverter(path_arg, &path))
 		return NULL;
 	names = names_tuple(names_arg);
 	bnames = names ? names_as_bytes(names) : NULL;
@@ -326,48 +629,14 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 	}
 	for (Py_ssize_t i = 0; i < n; i++)
 		vec[i].name = PyBytes_AS_STRING(PyTuple_GET_ITEM(bnames, i));
-	/*
-	 * One call normally. A value too large even for the library's limit
-	 * fails alone (EOVERFLOW) and the names after it come from another
-	 * call, as in getvalues(1).
-	 */
-	do {
-		const char *p = PyBytes_AS_STRING(path);
-		void *buf = NULL;
-
-		Py_BEGIN_ALLOW_THREADS
-		got = getvalues_alloc(dfd, p, vec + start, n - start, flags, 0,
-				      &buf);
-		Py_END_ALLOW_THREADS
-		if (got < 0 && errno == EINTR && retry_after_signal())
-			continue;
-		if (got < 0) {
-			if (!PyErr_Occurred())
-				PyErr_SetFromErrnoWithFilenameObject(
-					PyExc_OSError, path_arg);
-			goto out;
-		}
-		bufs[nbufs++] = buf;
-		start += got + (start + got < n);	/* past the overflow */
-	} while (start < n);
-
-	out = PyList_New(n);
-	for (Py_ssize_t i = 0; out && i < n; i++) {
-		PyObject *v;
-
-		if (vec[i].error)
-			v = os_error((int)vec[i].error,
-				     PyTuple_GET_ITEM(names, i));
-		else
-			v = PyBytes_FromStringAndSize(
-				vec[i].value_out.iov_base,
-				(Py_ssize_t)vec[i].value_out.iov_len);
-		if (!v) {
-			Py_CLEAR(out);
-			break;
-		}
-		PyList_SET_ITEM(out, i, v);
+	if (fetch_all(dfd, PyBytes_AS_STRING(path), vec, n, flags, bufs,
+		      &nbufs)) {
+		if (!PyErr_Occurred())
+			PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError,
+							     path_arg);
+		goto out;
 	}
+	out = values_list(vec, names, typed, str_names);
 out:
 	for (Py_ssize_t i = 0; bufs && i < nbufs; i++)
 		free(bufs[i]);
