@@ -5,12 +5,14 @@ import errno
 import os
 import pathlib
 import stat
+import subprocess
+import sys
 import threading
 
 import pytest
 
 import getvalues as gv
-from conftest import run_python
+from conftest import MODULE_DIR, run_python
 
 
 def read(path):
@@ -233,6 +235,23 @@ def test_names_changed_by_another_thread_meanwhile():
     started (it used to read the emptied list afterwards, and crash)."""
     r = run_python(CLEAR_DURING_CALL)
     assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert r.stdout == b"ok\n"
+
+
+def test_module_needs_no_library_path():
+    """libgetvalues is linked into the module: it imports with no
+    LD_LIBRARY_PATH (as from a user's site-packages), and loads no
+    libgetvalues.so."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    code = "import getvalues as gv\n" \
+           "with open('/proc/self/maps') as f:\n" \
+           "    assert 'libgetvalues.so' not in f.read()\n" \
+           "with open('/proc/self/cmdline', 'rb') as f:\n" \
+           "    assert gv.readfile('/proc/self/cmdline') == f.read()\n" \
+           "print('ok')"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       env=dict(env, PYTHONPATH=MODULE_DIR))
+    assert r.returncode == 0, r.stderr.decode()
     assert r.stdout == b"ok\n"
 
 
