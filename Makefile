@@ -284,7 +284,16 @@ getvalues.pc: getvalues.pc.in Makefile FORCE
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    $< > $@
 
+# The directories make install makes, recorded (scripts/install-dirs.sh)
+# so that make uninstall removes those again and no other.
+MANSECTS	:= $(sort $(patsubst man/%/,%,$(dir $(MANPAGES))))
+INSTALL_DIRS	= $(addprefix $(DESTDIR),$(INCLUDEDIR) $(LIBDIR) \
+		  $(PKGCONFIGDIR) $(BINDIR) $(COMPLETIONDIR) \
+		  $(addprefix $(MANDIR)/,$(MANSECTS)) $(if $(PYMOD),$(PYTHONDIR)))
+INSTALL_LOG	:= build/installed-dirs
+
 install: lib tools python getvalues.pc
+	@scripts/install-dirs.sh record $(INSTALL_LOG) $(INSTALL_DIRS)
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
 	install -m 644 include/getvalues.h $(DESTDIR)$(INCLUDEDIR)/
@@ -343,6 +352,7 @@ uninstall:
 		sec=$${page%/*}; sec=$${sec##*/}; \
 		rm -f $(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \
 	done
+	@scripts/install-dirs.sh remove $(INSTALL_LOG) $(INSTALL_DIRS)
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" -ne 0 ] || \
 		! [ -x /sbin/ldconfig ] || /sbin/ldconfig
 
