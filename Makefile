@@ -127,7 +127,7 @@ DEPS		:= @scripts/deps.sh
 endif
 
 deps:
-	$(DEPS) all
+	$(DEPS) -v all
 
 deps-build:
 	$(DEPS) build
