@@ -34,17 +34,34 @@ note() { printf '%s\n' "$@" | fold -s -w 76 | sed 's/^/   /'; }
 wins=()
 win() { wins+=("$1|$2|$3"); }
 
-# Run a command; when it fails, say so with the last line it printed on
-# stderr, and return 1.
-try() {
-	local err
-	err=$(mktemp)
-	if "$@" 2>"$err"; then
-		rm -f "$err"
-		return 0
+# Why a program failed: its exit status or signal, and its last words.
+failed() {
+	local prog=$1 status=$2 out=$3 how last
+
+	if [ "$status" -gt 128 ]; then
+		how="killed by SIG$(kill -l $((status - 128)))"
+	else
+		how="exit status $status"
 	fi
-	skip "$(tail -n 1 "$err" || echo "$1 failed")"
+	last=$(grep -v '^[[:space:]]*$' <<<"$out" | tail -n 1)
+	skip "${prog##*/} failed ($how)${last:+: $last}"
+}
+
+# Run a command; when it fails, say so with what it printed on stderr,
+# and return 1.
+try() {
+	local err status=0
+	err=$(mktemp)
+	"$@" 2>"$err" || status=$?
+	[ "$status" -eq 0 ] || failed "$1" "$status" "$(cat "$err")"
 	rm -f "$err"
+	return "$status"
+}
+
+# Steps that read /proc say so when it is not mounted (a bare chroot).
+need_proc() {
+	[ -r /proc/self/stat ] && return 0
+	skip "/proc is not mounted here${1:+ ($1)}"
 	return 1
 }
 
@@ -58,9 +75,10 @@ in_chroot() {
 # How to run a program in a private mount namespace: as it is for root,
 # through a user namespace for anyone else; nothing when neither works.
 mount_ns_runner() {
-	if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	if [ "$(id -u)" -eq 0 ] &&
+	   unshare -m --propagation unchanged true 2>/dev/null; then
 		echo ""
-	elif unshare -Urm true 2>/dev/null; then
+	elif unshare -Urm --propagation unchanged true 2>/dev/null; then
 		echo "unshare -Urm"
 	else
 		return 1
@@ -127,10 +145,7 @@ show_readfile() {
 show_getvalues() {
 	section "getvalues(): several values about /proc/self in one call" \
 		"getvalues /proc/self data:comm :loginuid stat:uid :mode fs:type :flags dir:task"
-	if [ ! -d /proc/self ]; then
-		skip "/proc is not mounted here"
-		return
-	fi
+	need_proc || return
 	try "$GV" /proc/self data:comm :loginuid stat:uid :mode fs:type \
 		:flags dir:task
 }
@@ -142,7 +157,7 @@ show_mount() {
 		skip "this root is a chroot: the mount /usr is on lies outside" \
 		     "it, and getvalues() describes only the mounts reachable" \
 		     "from the caller's root, as mountinfo does"
-	else
+	elif need_proc "in a chroot without it, the mounts lie outside the root"; then
 		try "$GV" /usr mnt:id :mountpoint :options :fstype :source
 	fi
 	section "getvalues(): as JSON" "getvalues --json / stat:ino :mode fs:type"
@@ -150,13 +165,13 @@ show_mount() {
 }
 
 show_gvlsof() {
+	local out
+
 	section "gvlsof: lsof -n -P output from a handful of getvalues() calls" \
 		"gvlsof -n -P -p $$ | head -8"
-	if [ ! -d /proc/self ]; then
-		skip "/proc is not mounted here"
-		return
-	fi
-	try "$B/tools/gvlsof" -n -P -p $$ | head -8
+	need_proc || return
+	out=$(try "$B/tools/gvlsof" -n -P -p $$)
+	printf '%s\n' "$out" | head -n 8
 }
 
 # ---- side by side with what people use today, measured now ----
@@ -166,6 +181,13 @@ measure_mounts() {
 
 	section "The mount of a path among 1000: getvalues() against parsing mountinfo and findmnt" \
 		"bench/mounts -n 1000 -r 3 -t 60 (a private mount namespace with 1000 bind mounts)"
+	need_proc "the benchmark reads /proc/self/mountinfo" || return
+	if in_chroot; then
+		skip "this root is a chroot, not a mount: the benchmark cannot" \
+		     "make / private in a mount namespace of its own (EINVAL)," \
+		     "and the mounts outside the chroot are not reachable from it"
+		return
+	fi
 	if ! runner=$(mount_ns_runner); then
 		skip "it needs a mount namespace of its own: root, or user" \
 		     "namespaces (unshare -Urm failed here)"
@@ -173,7 +195,7 @@ measure_mounts() {
 	fi
 	[ -z "$runner" ] || printf '   (as %s: %s)\n' "$(id -un)" "$runner"
 	out=$($runner "$B/bench/mounts" -n 1000 -r 3 -t 60 2>&1) || {
-		skip "$(tail -n 1 <<<"$out")"
+		failed bench/mounts $? "$out"
 		return
 	}
 	rows=$(md_rows query "^one path$" "method,wall,CPU,wall ratio,CPU ratio" <<<"$out" |
@@ -202,10 +224,7 @@ measure_lsof() {
 
 	section "Every open file: gvlsof against lsof and lsfd, 100 extra processes with 25 descriptors each" \
 		"gvlsof -n -P; lsof -n -P; lsfd (median of $runs runs each, output to /dev/null)"
-	if [ ! -d /proc/self ]; then
-		skip "/proc is not mounted here"
-		return
-	fi
+	need_proc || return
 	err=$(mktemp)
 	"$B/bench/lsof" -n 100 -f 25 -H 2>"$err" &
 	pid=$!
@@ -216,9 +235,14 @@ measure_lsof() {
 	done
 	line=$(grep 'Interrupt to end' "$err")
 	if [ -z "$line" ]; then
-		skip "the holder processes did not start: $(tail -n 1 "$err")"
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		if kill "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null
+			skip "bench/lsof's holder processes were not ready" \
+			     "within 10 s"
+		else
+			wait "$pid"
+			failed bench/lsof $? "$(cat "$err")"
+		fi
 		rm -f "$err"
 		return
 	fi
@@ -251,8 +275,13 @@ measure_batch() {
 
 	section "64 small files in one getvalues() call (auto) against 64 open/read/close" \
 		"bench/batch -r 3 -C -n 64"
+	if [ ! -d /sys/devices/system/cpu ]; then
+		skip "sysfs is not mounted here (the benchmark reads" \
+		     "/sys/devices/system/cpu)"
+		return
+	fi
 	out=$("$B/bench/batch" -r 3 -C -n 64 2>&1) || {
-		skip "$(tail -n 1 <<<"$out")"
+		failed bench/batch $? "$out"
 		return
 	}
 	rows=$(md_rows N "^64$" "fs,orc µs,auto,auto+1,auto chose" <<<"$out")
@@ -285,7 +314,7 @@ measure_readfile() {
 	section "readfile() against open/read/close, in C" \
 		"bench/readfile_speed -l 1000 -r 3"
 	out=$("$B/bench/readfile_speed" -l 1000 -r 3 2>&1) || {
-		skip "$(tail -n 1 <<<"$out")"
+		failed bench/readfile_speed $? "$out"
 		return
 	}
 	rows=$(md_rows fs "." "fs,open/read/close,readfile,ratio" <<<"$out")
@@ -307,12 +336,13 @@ measure_python() {
 		skip "the Python module was not built (python3-dev is missing)"
 		return
 	fi
+	need_proc || return
 	if ! /usr/bin/python3 -c 'import psutil' 2>/dev/null; then
 		skip "psutil is not installed (Debian: python3-psutil)"
 		return
 	fi
 	out=$(GV_BUILD="$B" bench/ps.py -r 5 2>&1) || {
-		skip "$(tail -n 1 <<<"$out")"
+		failed bench/ps.py $? "$out"
 		return
 	}
 	rows=$(md_rows method "." "method,wall ms,CPU ms,vs psutil (wall)" <<<"$out")
