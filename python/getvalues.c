@@ -4,8 +4,8 @@
  * libgetvalues for CPython 3, with the constants their flags take.
  *
  *   getvalues.readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes
- *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0, typed=False)
- *       -> list
+ *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0, typed=False,
+ *                       max_size=None) -> list
  *
  * Paths are str (encoded as os.fsencode() does), bytes or path-like
  * objects; names are str or bytes. The calls run without the GIL. A call
@@ -36,8 +36,8 @@
 /* The flags readfile(3) takes; any other bit is EINVAL. */
 #define READFILE_FLAGS	(O_NOFOLLOW | O_NOATIME)
 
-/* A name is at most this long (SPEC 2.3); a longer one fails alone. */
-#define NAME_MAX_LEN	255
+/* The longest name with its shorthand written out: prefix and name. */
+#define EXPANDED_MAX	(2 * 255 + 32)
 
 /* dir_fd=None or an int, as the os module takes it. */
 static int dir_fd_converter(PyObject *o, void *p)
@@ -80,6 +80,25 @@ static int uint_flags_converter(PyObject *o, void *p)
 		return 0;
 	}
 	*flags = (unsigned int)v;
+	return 1;
+}
+
+/* max_size=None (the library's limit) or a positive int of bytes. */
+static int max_size_converter(PyObject *o, void *p)
+{
+	size_t *size = p;
+	Py_ssize_t v;
+
+	if (o == Py_None)
+		return 1;
+	v = PyLong_AsSsize_t(o);
+	if (v == -1 && PyErr_Occurred())
+		return 0;
+	if (v <= 0) {
+		PyErr_SetString(PyExc_ValueError, "max_size must be positive");
+		return 0;
+	}
+	*size = (size_t)v;
 	return 1;
 }
 
@@ -334,78 +353,52 @@ static enum value_kind field_kind(const struct field_kind *t, const char *f,
 	return V_BYTES;
 }
 
-/*
- * The prefix a ":REST" name stands for: the previous entry's group, or
- * for mntns:ID:FIELD its group and ID (SPEC 2.3). Kept here only to know
- * what kind of value each entry has; getvalues() expands the names itself
- * and finds every error.
- */
-struct prefix {
-	size_t len;	/* 0: none */
-	char text[2 * NAME_MAX_LEN + 32];
-};
-
-static void set_prefix(struct prefix *pre, const char *name, size_t len)
+/* The kind of the value of @name, written out (no shorthand). */
+static enum value_kind expanded_kind(const char *name)
 {
-	if (len + 1 >= sizeof(pre->text)) {
-		pre->len = 0;
-		return;
-	}
-	memcpy(pre->text, name, len);
-	pre->text[len] = ':';
-	pre->len = len + 1;
-}
-
-/* The kind of the value of the expanded @name; sets the next prefix. */
-static enum value_kind expanded_kind(struct prefix *pre, const char *name)
-{
-	const char *colon = strchr(name, ':'), *rest, *c2;
+	const char *colon = strchr(name, ':'), *rest;
 	size_t glen;
 
-	if (!*name) {
-		pre->len = 0;
-		return V_LIST;			/* "": the groups */
-	}
-	if (!colon) {
-		set_prefix(pre, name, strlen(name));
-		return V_LIST;			/* GROUP: its names */
-	}
+	if (!colon)
+		return V_LIST;		/* "": the groups; GROUP: its names */
 	glen = colon - name;
 	rest = colon + 1;
-	c2 = strchr(rest, ':');
-	if (glen == 5 && !memcmp(name, "mntns", 5) && (c2 || *rest)) {
-		set_prefix(pre, name, c2 ? (size_t)(c2 - name) : strlen(name));
-		return c2 ? V_BYTES : V_LIST;	/* mntns:ID: the fields */
-	}
-	set_prefix(pre, name, glen);
+	if (glen == 5 && !memcmp(name, "mntns", 5))
+		return *rest && !strchr(rest, ':') ? V_LIST : V_BYTES;
 	if (glen == 3 && !memcmp(name, "dir", 3))
 		return V_LIST;
 	if ((glen == 4 && !memcmp(name, "stat", 4)) ||
 	    (glen == 5 && !memcmp(name, "lstat", 5)))
-		return field_kind(stat_kinds, rest,
-				  c2 ? (size_t)(c2 - rest) : strlen(rest));
+		return field_kind(stat_kinds, rest, strcspn(rest, ":"));
 	if (glen == 2 && !memcmp(name, "fs", 2))
 		return field_kind(fs_kinds, rest, strlen(rest));
 	return V_BYTES;
 }
 
-/* The kind of the value of @name as the caller wrote it, shorthand too. */
-static enum value_kind name_kind(struct prefix *pre, const char *name)
+/*
+ * The kind of the value of each entry of @vec, into @kinds: from its name
+ * with the shorthand written out by the library's own grammar.
+ */
+static void value_kinds(const struct name_val *vec, Py_ssize_t n,
+			enum value_kind *kinds)
 {
-	char full[sizeof(pre->text) + NAME_MAX_LEN + 1];
-	size_t len = strlen(name);
+	char names[2][EXPANDED_MAX];
+	const char *prev = NULL;
+	ssize_t len;
 
-	if (len > NAME_MAX_LEN) {
-		pre->len = 0;			/* ENAMETOOLONG */
-		return V_BYTES;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		char *full = names[i & 1];
+
+		len = getvalues_expand_name(prev, vec[i].name, full,
+					    sizeof(names[0]));
+		if (len < 0 || (size_t)len >= sizeof(names[0])) {
+			kinds[i] = V_BYTES;	/* an error for that entry */
+			prev = NULL;
+			continue;
+		}
+		kinds[i] = expanded_kind(full);
+		prev = full;
 	}
-	if (name[0] != ':')
-		return expanded_kind(pre, name);
-	if (!pre->len)
-		return V_BYTES;			/* EINVAL */
-	memcpy(full, pre->text, pre->len);
-	memcpy(full + pre->len, name + 1, len);	/* with the NUL */
-	return expanded_kind(pre, full);
 }
 
 /* A list value as a list of names: str (os.fsdecode()) if @as_str. */
@@ -508,18 +501,19 @@ static PyObject *values_list(const struct name_val *vec, PyObject *names,
 			     bool typed, bool str_names)
 {
 	Py_ssize_t n = PyTuple_GET_SIZE(names);
-	PyObject *out = PyList_New(n);
-	struct prefix pre = { 0 };
+	enum value_kind *kinds = PyMem_Calloc(n ? n : 1, sizeof(*kinds));
+	PyObject *out = kinds ? PyList_New(n) : PyErr_NoMemory();
 
+	if (out)
+		value_kinds(vec, n, kinds);
 	for (Py_ssize_t i = 0; out && i < n; i++) {
-		enum value_kind k = name_kind(&pre, vec[i].name);
 		PyObject *v;
 
 		if (vec[i].error)
 			v = os_error((int)vec[i].error,
 				     PyTuple_GET_ITEM(names, i));
 		else
-			v = value_object(&vec[i].value_out, k, typed,
+			v = value_object(&vec[i].value_out, kinds[i], typed,
 					 str_names);
 		if (!v) {
 			Py_CLEAR(out);
@@ -527,46 +521,34 @@ static PyObject *values_list(const struct name_val *vec, PyObject *names,
 		}
 		PyList_SET_ITEM(out, i, v);
 	}
+	PyMem_Free(kinds);
 	return out;
 }
 
 /*
- * Every entry of @vec, whose values land in buffers of getvalues_alloc()
- * put in @bufs (to be freed by the caller, *@nbufs of them). -1 with
- * errno when the call itself fails, and when a signal's handler raised.
+ * Every entry of @vec, its value in *@buf (to be freed by the caller): a
+ * value too large even for @max_size bytes fails alone (EOVERFLOW) and the
+ * call goes on (getvalues_alloc_each(3)). -1 with errno when the call
+ * itself fails, and when a signal's handler raised.
  */
 static int fetch_all(int dfd, const char *path, struct name_val *vec,
-		     Py_ssize_t n, unsigned int flags, void **bufs,
-		     Py_ssize_t *nbufs)
+		     Py_ssize_t n, unsigned int flags, size_t max_size,
+		     void **buf)
 {
-	Py_ssize_t start = 0;
 	int got;
 
-	/*
-	 * One call normally. A value too large even for the library's limit
-	 * fails alone (EOVERFLOW) and the names after it come from another
-	 * call, as in getvalues(1).
-	 */
 	do {
-		void *buf = NULL;
-
 		Py_BEGIN_ALLOW_THREADS
-		got = getvalues_alloc(dfd, path, vec + start, n - start, flags,
-				      0, &buf);
+		got = getvalues_alloc_each(dfd, path, vec, n, flags, max_size,
+					   buf);
 		Py_END_ALLOW_THREADS
-		if (got < 0 && errno == EINTR && retry_after_signal())
-			continue;
-		if (got < 0)
-			return -1;
-		bufs[(*nbufs)++] = buf;
-		start += got + (start + got < n);	/* past the overflow */
-	} while (start < n);
-	return 0;
+	} while (got < 0 && errno == EINTR && retry_after_signal());
+	return got < 0 ? -1 : 0;
 }
 
 PyDoc_STRVAR(getvalues_doc,
-"getvalues($module, /, path, names, *, dir_fd=None, flags=0, typed=False)\n"
-"--\n\n"
+"getvalues($module, /, path, names, *, dir_fd=None, flags=0, typed=False,\n"
+"          max_size=None)\n--\n\n"
 "Fetch many named values about the object at path in one call.\n\n"
 "names is a list (any iterable) of str or bytes, such as 'stat:size',\n"
 "'data:status', ':cmdline' (the previous entry's prefix),\n"
@@ -586,6 +568,8 @@ PyDoc_STRVAR(getvalues_doc,
 "  namelen;\n"
 "- bytes for everything else (file contents, strings, stat:type,\n"
 "  fs:flags, and the numbers without typed: b'4096').\n"
+"A value that needs max_size bytes or more (default: the library's\n"
+"limit, 256 MiB) is an OSError(EOVERFLOW) for its name alone.\n"
 "flags may hold AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH and AT_NO_AUTOMOUNT.\n"
 "Raises OSError when the call itself fails (path not found, bad flags).");
 
@@ -593,21 +577,23 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 				 PyObject *kwargs)
 {
 	static char *kwlist[] = { "path", "names", "dir_fd", "flags", "typed",
-				  NULL };
+				  "max_size", NULL };
 	PyObject *path_arg, *path = NULL, *names_arg, *names = NULL;
 	PyObject *bnames = NULL, *fspath, *out = NULL;
 	struct name_val *vec = NULL;
 	int dfd = AT_FDCWD, typed = 0;
 	unsigned int flags = 0;
-	void **bufs = NULL;
-	Py_ssize_t n, nbufs = 0;
+	size_t max_size = 0;
+	void *buf = NULL;
+	Py_ssize_t n;
 	bool str_names;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&O&p", kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$O&O&pO&", kwlist,
 					 &path_arg, &names_arg,
 					 dir_fd_converter, &dfd,
-					 uint_flags_converter, &flags, &typed))
+					 uint_flags_converter, &flags, &typed,
+					 max_size_converter, &max_size))
 		return NULL;
 	fspath = PyOS_FSPath(path_arg);
 	if (!fspath)
@@ -622,15 +608,14 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 		goto out;
 	n = PyTuple_GET_SIZE(bnames);
 	vec = PyMem_Calloc(n ? n : 1, sizeof(*vec));
-	bufs = PyMem_Calloc(n ? n : 1, sizeof(*bufs));
-	if (!vec || !bufs) {
+	if (!vec) {
 		PyErr_NoMemory();
 		goto out;
 	}
 	for (Py_ssize_t i = 0; i < n; i++)
 		vec[i].name = PyBytes_AS_STRING(PyTuple_GET_ITEM(bnames, i));
-	if (fetch_all(dfd, PyBytes_AS_STRING(path), vec, n, flags, bufs,
-		      &nbufs)) {
+	if (fetch_all(dfd, PyBytes_AS_STRING(path), vec, n, flags, max_size,
+		      &buf)) {
 		if (!PyErr_Occurred())
 			PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError,
 							     path_arg);
@@ -638,9 +623,7 @@ static PyObject *gv_py_getvalues(PyObject *self, PyObject *args,
 	}
 	out = values_list(vec, names, typed, str_names);
 out:
-	for (Py_ssize_t i = 0; bufs && i < nbufs; i++)
-		free(bufs[i]);
-	PyMem_Free(bufs);
+	free(buf);
 	PyMem_Free(vec);
 	Py_XDECREF(bnames);
 	Py_XDECREF(names);

@@ -26,4 +26,5 @@ def readfile(path: _Path, *, dir_fd: int | None = None,
 
 def getvalues(path: _Path, names: Iterable[_Name], *,
               dir_fd: int | None = None, flags: int = 0,
-              typed: bool = False) -> list[_Value]: ...
+              typed: bool = False,
+              max_size: int | None = None) -> list[_Value]: ...

@@ -170,8 +170,9 @@ def test_signatures():
     assert sig.parameters["size"].default is None
     sig = inspect.signature(gv.getvalues)
     assert list(sig.parameters) == ["path", "names", "dir_fd", "flags",
-                                    "typed"]
+                                    "typed", "max_size"]
     assert sig.parameters["typed"].default is False
+    assert sig.parameters["max_size"].default is None
     # the signature is the one the functions take
     assert gv.readfile(path="/proc/self/comm", size=1) == b"p"
     with pytest.raises(TypeError):
