@@ -262,7 +262,7 @@ measure_lsof() {
 			"$tool" "$ms" "$c" \
 			"$(awk -v a="$ms" -v b="$gv" 'BEGIN { printf "%.1f", b ? a / b : 0 }')" \
 			"$(awk -v a="$c" -v b="$t" 'BEGIN { printf "%.1f", b ? a / b : 0 }')"
-		win "every open file, $(sed 's/.*; \([0-9]*\) processes, \([0-9]*\) descriptors.*/\1 processes, \2 descriptors/' <<<"$line")" \
+		win "every open file ($(sed 's/.*; \([0-9]*\) processes, \([0-9]*\) descriptors.*/\1 processes, \2 fds/' <<<"$line"))" \
 			"$tool" "$(awk -v a="$ms" -v b="$gv" 'BEGIN { printf "%.1f", b ? a / b : 0 }')"
 	done
 	kill "$pid" 2>/dev/null
@@ -331,7 +331,7 @@ measure_python() {
 	local out rows
 
 	section "Python: every process's pid, name, state, rss and cmdline, against psutil" \
-		"bench/ps.py -r 5"
+		"bench/ps.py -r 3"
 	if [ -z "$(ls "$B"/python/getvalues*.so 2>/dev/null)" ]; then
 		skip "the Python module was not built (python3-dev is missing)"
 		return
@@ -341,7 +341,7 @@ measure_python() {
 		skip "psutil is not installed (Debian: python3-psutil)"
 		return
 	fi
-	out=$(GV_BUILD="$B" bench/ps.py -r 5 2>&1) || {
+	out=$(GV_BUILD="$B" bench/ps.py -r 3 2>&1) || {
 		failed bench/ps.py $? "$out"
 		return
 	}
