@@ -80,9 +80,11 @@ SHLIB		:= $(B)/libgetvalues.so.$(SOVERSION)
 STLIB		:= $(B)/libgetvalues.a
 
 # The Python module, for Debian's python3 (not whatever python3 is first in
-# PATH): built when its headers (python3-dev) are there. It links the shared
-# library; PYTHONDIR is where Debian's python3 looks for modules under
-# PREFIX (/usr/lib/python3/dist-packages for the packages' /usr).
+# PATH): built when its headers (python3-dev) are there. It links the static
+# library (position-independent, its symbols kept inside the module), so
+# that it imports from wherever Python finds it, the build tree, a user's
+# site-packages or a virtualenv, with no rpath tied to one install prefix
+# and no LD_LIBRARY_PATH.
 PYTHON		?= /usr/bin/python3
 PY_VARS		:= $(shell $(PYTHON) -c 'import sysconfig as s; \
 		     print(s.get_config_var("EXT_SUFFIX") or "", \
@@ -91,11 +93,15 @@ PY_VARS		:= $(shell $(PYTHON) -c 'import sysconfig as s; \
 PY_EXT		:= $(word 1,$(PY_VARS))
 PY_INCLUDE	:= $(word 2,$(PY_VARS))
 PY_VERSION	:= $(word 3,$(PY_VARS))
-ifeq ($(PREFIX),/usr)
-PYTHONDIR	?= $(PREFIX)/lib/python3/dist-packages
-else
-PYTHONDIR	?= $(PREFIX)/lib/python$(PY_VERSION)/dist-packages
-endif
+# PYTHONDIR is where that python3 looks for modules under PREFIX: Debian's
+# dist-packages for /usr and /usr/local, the user's site-packages for the
+# user base (PREFIX=$HOME/.local), else PREFIX/lib/pythonX.Y/dist-packages,
+# which make install says how to reach.
+PY_USER_BASE	= $(shell $(PYTHON) -m site --user-base 2>/dev/null)
+PY_USER_SITE	= $(shell $(PYTHON) -m site --user-site 2>/dev/null)
+PYTHONDIR	?= $(if $(filter /usr /usr/,$(PREFIX)),/usr/lib/python3/dist-packages,$\
+		   $(if $(filter $(PY_USER_BASE) $(PY_USER_BASE)/,$(PREFIX)),$\
+		   $(PY_USER_SITE),$(PREFIX)/lib/python$(PY_VERSION)/dist-packages))
 PYMOD		:= $(if $(wildcard $(PY_INCLUDE)/Python.h),$(B)/python/getvalues$(PY_EXT))
 
 .PHONY: all lib tools tests benches examples python check demo bench install \
@@ -122,7 +128,7 @@ DEPS		:= @scripts/deps.sh
 endif
 
 deps:
-	$(DEPS) all
+	$(DEPS) -v all
 
 deps-build:
 	$(DEPS) build
@@ -182,12 +188,12 @@ $(B)/bench/%: bench/%.c $(STLIB)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL) -lm
 
-$(B)/python/getvalues$(PY_EXT): python/getvalues.c $(SHLIB)
+$(B)/python/getvalues$(PY_EXT): python/getvalues.c $(STLIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -MMD -MP \
 		-shared $(filter-out -static,$(FLAVOUR_LDFLAGS)) $(LDFLAGS) \
-		-o $@ $< -L$(B) -lgetvalues
+		-o $@ $< $(STLIB) $(LIB_LIBS) -Wl,--exclude-libs,ALL
 
 $(B)/examples/%: examples/%.c $(STLIB)
 	@mkdir -p $(@D)
@@ -260,7 +266,12 @@ fuzz: $(FZ)/fuzz_getvalues
 		-artifact_prefix=$(FZ)/crashes/ $(FZ)/corpus tests/fuzz/corpus \
 		tests/fuzz/regressions
 
-demo: all
+# Only what the demo runs, so that it starts in seconds once built.
+DEMO_PROGS	:= $(B)/tools/getvalues $(B)/tools/gvlsof \
+		   $(B)/examples/readfile-dir $(addprefix $(B)/bench/,mounts lsof \
+		   batch readfile_speed) $(PYMOD)
+
+demo: $(DEMO_PROGS)
 	@GV_BUILD=$(CURDIR)/$(B) scripts/demo.sh
 
 bench: all
@@ -279,7 +290,16 @@ getvalues.pc: getvalues.pc.in Makefile FORCE
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    $< > $@
 
+# The directories make install makes, recorded (scripts/install-dirs.sh)
+# so that make uninstall removes those again and no other.
+MANSECTS	:= $(sort $(patsubst man/%/,%,$(dir $(MANPAGES))))
+INSTALL_DIRS	= $(addprefix $(DESTDIR),$(INCLUDEDIR) $(LIBDIR) \
+		  $(PKGCONFIGDIR) $(BINDIR) $(COMPLETIONDIR) \
+		  $(addprefix $(MANDIR)/,$(MANSECTS)) $(if $(PYMOD),$(PYTHONDIR)))
+INSTALL_LOG	:= build/installed-dirs
+
 install: lib tools python getvalues.pc
+	@scripts/install-dirs.sh record $(INSTALL_LOG) $(INSTALL_DIRS)
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
 	install -m 644 include/getvalues.h $(DESTDIR)$(INCLUDEDIR)/
@@ -292,7 +312,8 @@ install: lib tools python getvalues.pc
 	install -d $(DESTDIR)$(COMPLETIONDIR)
 	$(if $(COMPLETIONS),install -m 644 $(COMPLETIONS) $(DESTDIR)$(COMPLETIONDIR)/)
 	$(if $(PYMOD),install -d $(DESTDIR)$(PYTHONDIR))
-	$(if $(PYMOD),install -m 644 $(PYMOD) $(DESTDIR)$(PYTHONDIR)/)
+	$(if $(PYMOD),install -m 644 $(PYMOD) python/getvalues.pyi \
+		$(DESTDIR)$(PYTHONDIR)/)
 	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/)
 	for page in $(MANPAGES); do \
 		sec=$${page%/*}; sec=$${sec##*/}; \
@@ -305,13 +326,31 @@ install: lib tools python getvalues.pc
 		fi; \
 	done
 	@scripts/ldconfig.sh "$(LIBDIR)" "$(DESTDIR)"
+	$(if $(and $(PYMOD),$(if $(DESTDIR),,y)),@$(PYTHON) -c "$$PY_FINDS" \
+		"$(PYTHON)" "$(PYTHONDIR)" "$(PY_USER_BASE)")
+
+# What make install says about the Python module: whether PYTHON imports
+# it from PYTHONDIR, and if not, how to make it.
+define PY_FINDS
+import os, sys
+python, d, user = sys.argv[1:]
+if os.path.realpath(d) in map(os.path.realpath, sys.path):
+    print(f"  PYTHON  {python} imports getvalues from {d} (libgetvalues is "
+          "linked into the module)")
+else:
+    print(f"note: {python} does not look in {d} for modules: run it with "
+          f"PYTHONPATH={d},\n  or install with PREFIX={user} (your "
+          "site-packages) or with PYTHONDIR= a directory it searches")
+endef
+export PY_FINDS
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/getvalues.h \
 	      $(DESTDIR)$(LIBDIR)/libgetvalues.so* \
 	      $(DESTDIR)$(LIBDIR)/libgetvalues.a \
 	      $(DESTDIR)$(PKGCONFIGDIR)/getvalues.pc \
-	      $(DESTDIR)$(PYTHONDIR)/getvalues$(PY_EXT)
+	      $(DESTDIR)$(PYTHONDIR)/getvalues$(PY_EXT) \
+	      $(DESTDIR)$(PYTHONDIR)/getvalues.pyi
 	for t in $(notdir $(TOOLS) $(COMPLETIONS)); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(COMPLETIONDIR)/$$t; \
 	done
@@ -319,6 +358,7 @@ uninstall:
 		sec=$${page%/*}; sec=$${sec##*/}; \
 		rm -f $(DESTDIR)$(MANDIR)/$$sec/$${page##*/}; \
 	done
+	@scripts/install-dirs.sh remove $(INSTALL_LOG) $(INSTALL_DIRS)
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" -ne 0 ] || \
 		! [ -x /sbin/ldconfig ] || /sbin/ldconfig
 

@@ -4,7 +4,11 @@
 # installs the missing ones, saying which, why and how much disk they take;
 # otherwise it prints the exact apt-get command and fails.
 #
-#   scripts/deps.sh SET...      build check fuzz python bench kernel, or all
+#   scripts/deps.sh [-v] SET...  build check fuzz python bench kernel, or all
+#
+# -v (make deps) also says so when nothing is missing; without it (every
+# make) a check that finds everything installed prints nothing. apt-get's
+# own output shows the progress of an install.
 #
 # "all" is everything the README's commands need (make demo, make check,
 # make install), so that `sudo make deps` once lets anyone run them; the
@@ -39,6 +43,11 @@ set_why() {
 	esac
 }
 
+verbose=no
+if [ "${1:-}" = -v ]; then
+	verbose=yes
+	shift
+fi
 [ $# -gt 0 ] || set -- build
 sets=""
 for s in "$@"; do
@@ -58,11 +67,13 @@ installed() {
 # What is missing, and for which purpose (one line per set that lacks some).
 missing=""
 reasons=""
+checked=""
 for s in $sets; do
 	set_pkgs "$s"
 	set_why "$s"
 	lack=""
 	for p in $pkgs; do
+		case " $checked " in *" $p "*) ;; *) checked="$checked $p" ;; esac
 		installed "$p" && continue
 		case " $missing " in *" $p "*) continue ;; esac
 		missing="$missing $p"
@@ -71,7 +82,13 @@ for s in $sets; do
 	[ -z "$lack" ] || reasons="$reasons
  $lack: $why"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	if [ "$verbose" = yes ]; then
+		set -- $checked
+		echo "deps: all installed ($# Debian packages, for${sets})"
+	fi
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "Missing Debian packages:$reasons" >&2
@@ -81,20 +98,38 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+# "(N MB of disk)": what a simulated install would unpack, with the
+# packages it pulls in. (apt-get install --assume-no is no dry run: with
+# nothing to ask, it installs.)
+disk_size() {
+	inst=$(LC_ALL=C apt-get install -s --no-install-recommends "$@" \
+		2>/dev/null | sed -n 's/^Inst \([^ ]*\) .*/\1/p')
+	[ -n "$inst" ] || return 0
+	# shellcheck disable=SC2086
+	LC_ALL=C apt-cache show --no-all-versions $inst 2>/dev/null |
+		awk '/^Installed-Size:/ { kb += $2; n++ }
+		     END { if (!n) exit
+			   if (kb < 1024) size = kb " kB"
+			   else size = sprintf("%.0f MB", kb / 1024)
+			   printf "(%d packages, %s of disk)\n", n, size }'
+}
+
 export DEBIAN_FRONTEND=noninteractive
-log=/tmp/gv-deps.log
-: >"$log"
+set -- $missing
+echo "deps: missing Debian packages:$reasons"
 # A machine that never ran apt-get update knows no packages yet.
-if ! apt-get install -s --no-install-recommends $missing >>"$log" 2>&1; then
-	apt-get update -q >>"$log" 2>&1 || true
+if ! apt-get install -s --no-install-recommends "$@" >/dev/null 2>&1; then
+	echo "deps: apt-get update (apt does not know every one of them yet)"
+	apt-get update -q || true
 fi
-size=$(LC_ALL=C apt-get install --assume-no --no-install-recommends $missing \
-	2>/dev/null | sed -n 's/^After this operation, \(.*\) of additional.*/\1/p')
-echo "deps: installing Debian packages${size:+ ($size of disk)}:$reasons"
-if ! apt-get install -y -q --no-install-recommends $missing >>"$log" 2>&1; then
-	apt-get update -q >>"$log" 2>&1 || true
-	if ! apt-get install -y -q --no-install-recommends $missing >>"$log" 2>&1; then
-		echo "deps: apt-get install failed, see $log" >&2
+echo "deps: apt-get install -y --no-install-recommends $*" \
+	"$(disk_size "$@")"
+if ! apt-get install -y -q --no-install-recommends "$@"; then
+	echo "deps: apt-get install failed; apt-get update, then again"
+	apt-get update -q || true
+	if ! apt-get install -y -q --no-install-recommends "$@"; then
+		echo "deps: apt-get install failed (its messages above)" >&2
 		exit 1
 	fi
 fi
+echo "deps: installed:$missing"

@@ -5,25 +5,14 @@ import errno
 import os
 import pathlib
 import stat
+import subprocess
+import sys
 import threading
 
 import pytest
 
 import getvalues as gv
-
-
-@pytest.fixture
-def tree(tmp_path):
-    (tmp_path / "empty").write_bytes(b"")
-    (tmp_path / "text").write_bytes(b"hello world\n")
-    for n in (4095, 4096, 4097, 65536, (3 << 20) + 7):
-        (tmp_path / f"size-{n}").write_bytes(os.urandom(n))
-    (tmp_path / "sub").mkdir()
-    for n in range(300):
-        (tmp_path / "sub" / f"entry-{n:03d}").write_bytes(b"")
-    os.symlink("text", tmp_path / "link")
-    os.mkfifo(tmp_path / "fifo")
-    return tmp_path
+from conftest import MODULE_DIR, run_python
 
 
 def read(path):
@@ -127,8 +116,7 @@ def test_getvalues_data_and_dir(tree):
                               "data:link"])
     assert got[0] == b"hello world\n"
     assert got[1] == read(tree / "size-3145735")   # past the first buffer
-    assert sorted(got[2].split(b"\0")[:-1]) == sorted(
-        os.fsencode(n) for n in os.listdir(tree / "sub"))
+    assert sorted(got[2]) == sorted(os.listdir(tree / "sub"))
     assert got[3] == b"text"                        # a symlink's target
 
 
@@ -149,9 +137,9 @@ def test_getvalues_shorthand_without_prefix(tree):
 
 
 def test_getvalues_lists():
-    groups = gv.getvalues("/", [""])[0].split(b"\0")[:-1]
-    assert groups == [b"mnt", b"mntns", b"xattr", b"data", b"dir", b"stat",
-                      b"lstat", b"fs"]
+    groups = gv.getvalues("/", [""])[0]
+    assert groups == ["mnt", "mntns", "xattr", "data", "dir", "stat",
+                      "lstat", "fs"]
 
 
 def test_getvalues_mount_of_proc():
@@ -215,6 +203,56 @@ def test_threads_run_at_once(tree):
     for t in threads:
         t.join()
     assert errors == []
+
+
+CLEAR_DURING_CALL = """
+import threading
+import getvalues as gv
+N = 50000
+for _ in range(3):
+    names = ["stat:nosuch"] * N
+    calling = threading.Event()
+
+    def clear():
+        calling.wait()
+        names.clear()   # runs once the call lets go of the GIL
+
+    t = threading.Thread(target=clear)
+    t.start()
+    calling.set()
+    got = gv.getvalues("/", names)
+    t.join()
+    assert names == [] and len(got) in (0, N), len(got)
+    assert all(isinstance(v, FileNotFoundError) and
+               v.filename == "stat:nosuch" for v in got)
+print("ok")
+"""
+
+
+def test_names_changed_by_another_thread_meanwhile():
+    """Another thread empties the list of names while the call runs
+    without the GIL: the call works on the names as they were when it
+    started (it used to read the emptied list afterwards, and crash)."""
+    r = run_python(CLEAR_DURING_CALL)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert r.stdout == b"ok\n"
+
+
+def test_module_needs_no_library_path():
+    """libgetvalues is linked into the module: it imports with no
+    LD_LIBRARY_PATH (as from a user's site-packages), and loads no
+    libgetvalues.so."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    code = "import getvalues as gv\n" \
+           "with open('/proc/self/maps') as f:\n" \
+           "    assert 'libgetvalues.so' not in f.read()\n" \
+           "with open('/proc/self/cmdline', 'rb') as f:\n" \
+           "    assert gv.readfile('/proc/self/cmdline') == f.read()\n" \
+           "print('ok')"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       env=dict(env, PYTHONPATH=MODULE_DIR))
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout == b"ok\n"
 
 
 def test_constants():

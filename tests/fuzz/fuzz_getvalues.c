@@ -128,6 +128,16 @@ static void fz_cleanup(void)
 			fz_root);
 }
 
+/* The symlinks of the scratch tree: where they point, some out of it. */
+static const struct {
+	const char *name, *target;
+} fz_links[] = {
+	{ "link", "file" }, { "dirlink", "dir" }, { "up", ".." },
+	{ "root", "/" }, { "etc", "../../../../../../etc" },
+	{ "proc", "/proc/self" }, { "dangling", "nowhere" },
+	{ "loop", "loop" }, { "tomnt", "mnt" },
+};
+
 /*
  * The scratch tree: regular files, directories, symlinks that climb out or
  * point at "/", a FIFO, device nodes and another mount where permitted.
@@ -180,15 +190,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fz_rootfd = open(fz_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fz_rootfd < 0)
 		fz_fail("open %s: %s", fz_root, strerror(errno));
-	symlinkat("file", fz_rootfd, "link");
-	symlinkat("dir", fz_rootfd, "dirlink");
-	symlinkat("..", fz_rootfd, "up");
-	symlinkat("/", fz_rootfd, "root");
-	symlinkat("../../../../../../etc", fz_rootfd, "etc");
-	symlinkat("/proc/self", fz_rootfd, "proc");
-	symlinkat("nowhere", fz_rootfd, "dangling");
-	symlinkat("loop", fz_rootfd, "loop");
-	symlinkat("mnt", fz_rootfd, "tomnt");
+	for (size_t i = 0; i < sizeof(fz_links) / sizeof(fz_links[0]); i++)
+		if (symlinkat(fz_links[i].target, fz_rootfd, fz_links[i].name))
+			fz_fail("symlink %s: %s", fz_links[i].name,
+				strerror(errno));
 	snprintf(path, sizeof(path), "%s/file", fz_root);
 	setxattr(path, "user.a", "value a", 7, 0);
 	setxattr(path, "user.b:c", "", 0, 0);
