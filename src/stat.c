@@ -12,8 +12,10 @@
  * stat:ino:fd/3 of /proc/PID describes the open file. (procfs's ordinary
  * symlinks, "self" or "mounts", are relative and stay in procfs; its magic
  * links are refused before the last component by the confined lookup.)
- * lstat never follows the last component. No lookup triggers an automount.
- * Consecutive names about one object share one statx: one snapshot.
+ * lstat never follows the last component. No lookup triggers an automount:
+ * one through an automount point is EXDEV, and a last component that is
+ * one is described untriggered (SPEC v3). Consecutive names about one
+ * object share one statx: one snapshot.
  */
 #include <errno.h>
 #include <fcntl.h>
