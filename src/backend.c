@@ -181,6 +181,9 @@ int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
  * signal's SA_RESTART nor pthread_cancel() reaches, and on procfs, sysfs
  * and tmpfs the worker makes it slower. So a forced uring reads it with
  * plain system calls, as sync does; only the native call is different.
+ * Nor does it need a ring: a probe that could not make one for want of
+ * descriptors (a ring and its probe take three) fails no readfile() that
+ * open(2) would let through (SPEC v2: EMFILE exactly when open(2) gives it).
  */
 GV_HOT const struct gv_backend *gv_backend_readfile(int *err)
 {
@@ -193,14 +196,13 @@ GV_HOT const struct gv_backend *gv_backend_readfile(int *err)
 	if (id != GV_BACKEND_AUTO) {
 		/* one that does not work here: ENOSYS, as for getvalues */
 		*err = gv_backend_usable(id);
-		if (*err)
-			return NULL;
-		if (id != GV_BACKEND_URING)
-			return gv_backends[id];
-		id = GV_BACKEND_SYNC;	/* plain system calls, see above */
-	} else {
-		id = gv_backend_auto(id, GV_BACKEND_SYNC);
+		if (id == GV_BACKEND_URING && *err != -ENOSYS) {
+			*err = 0;	/* plain system calls, see above */
+			return gv_backends[GV_BACKEND_SYNC];
+		}
+		return *err ? NULL : gv_backends[id];
 	}
+	id = gv_backend_auto(id, GV_BACKEND_SYNC);
 	*err = gv_backend_usable(id);
 	return *err ? NULL : gv_backends[id];
 }

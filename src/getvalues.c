@@ -398,8 +398,13 @@ int gv_getvalues_call(int dfd, const char *path, struct name_val *vec,
 		return -EINVAL;
 	if (id == GV_BACKEND_UNKNOWN)
 		return -EINVAL;		/* GETVALUES_BACKEND names nothing */
-	/* ENOSYS; or EMFILE and the like when the probe could not tell */
-	if (id != GV_BACKEND_AUTO && (ret = gv_backend_usable(id)))
+	/*
+	 * ENOSYS; or EMFILE and the like when the probe could not tell, but
+	 * for uring: its batch falls back to one file at a time by itself,
+	 * and the entries get EMFILE where open(2) would.
+	 */
+	ret = id == GV_BACKEND_AUTO ? 0 : gv_backend_usable(id);
+	if (ret && (id != GV_BACKEND_URING || ret == -ENOSYS))
 		return ret;
 	/* SPEC v2: with AT_EMPTY_PATH, NULL means "" on every kernel */
 	if (!path && (flags & AT_EMPTY_PATH))

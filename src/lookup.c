@@ -5,17 +5,16 @@
  * Every component of a SUBPATH but the last is resolved with openat2(2) and
  * RESOLVE_IN_ROOT | RESOLVE_NO_XDEV: symlinks resolve as if $ORIGIN were "/",
  * ".." cannot climb out, magic links are refused and no lookup crosses into
- * another mount. The last component is then looked at from that directory,
- * by the group, with the *at() call that does what the group needs.
+ * another mount or through an automount point (EXDEV, SPEC v3). The last
+ * component is then looked at from that directory, by the group, with the
+ * *at() call that does what the group needs.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sched.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -78,57 +77,16 @@ static int gv_openat2(int dfd, const char *path, int oflags,
 }
 
 /*
- * EXDEV from a confined lookup: a mount on the way, or an automount point
- * that RESOLVE_NO_XDEV kept from being triggered (Linux 6.12:
- * follow_automount() says EXDEV rather than mount). SPEC v2 wants the
- * latter seen as the directory it is, untriggered. Which it was shows
- * component by component: an O_PATH lookup without O_DIRECTORY neither
- * triggers nor crosses its last component, and statx(2) marks an
- * automount point. Beneath one, the rest is looked up in the untriggered
- * directory itself (usually empty: ENOENT); the point itself, opened
- * other than O_PATH, is reopened from its pin (proc.c). Only EXDEV takes
- * this way.
- */
-static int gv_beneath_exdev(struct gv_ctx *ctx, int dfd, const char *path,
-			    int oflags)
-{
-	const char *end = path;
-	char prefix[PATH_MAX];
-	struct statx stx;
-	int pin, fd;
-
-	while (*end) {
-		end = strchrnul(end + 1, '/');
-		if ((size_t)(end - path) >= sizeof(prefix))
-			break;
-		memcpy(prefix, path, end - path);
-		prefix[end - path] = '\0';
-		pin = gv_openat2(dfd, prefix, O_PATH | O_NOFOLLOW, GV_RESOLVE);
-		if (pin < 0)
-			return pin;
-		if (statx(pin, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-			  STATX_TYPE | STATX_INO, &stx) ||
-		    !(stx.stx_attributes & STATX_ATTR_AUTOMOUNT)) {
-			gv_fd_close(pin);
-			continue;
-		}
-		if (*end)
-			fd = gv_openat2(pin, end + 1, oflags,
-					RESOLVE_BENEATH | RESOLVE_NO_XDEV);
-		else if (oflags & O_PATH)
-			return pin;
-		else
-			fd = gv_reopen(ctx, pin, path, oflags & ~O_NOFOLLOW,
-				       &stx);
-		gv_fd_close(pin);
-		return fd;
-	}
-	return -EXDEV;
-}
-
-/*
  * openat2() confined beneath $ORIGIN's directory @dfd (SPEC 2.4). EMFILE
  * while descriptors of this call wait to be closed: close them, try again.
+ *
+ * SPEC v3: EXDEV, as openat2(2) gives it, for a mount and for an automount
+ * point on the way, which RESOLVE_NO_XDEV keeps from being triggered
+ * (follow_automount()); for a last component that is one too, but where
+ * the lookup neither opens nor wants a directory (O_PATH without
+ * O_DIRECTORY): the kernel stays on an automount point there, untriggered,
+ * and the group looks at it (stat: describes it, data: finds a
+ * directory). The native calls make exactly these lookups.
  */
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path, int oflags)
 {
@@ -138,7 +96,7 @@ int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path, int oflags)
 		gv_fd_flush(&ctx->closing);
 		fd = gv_openat2(dfd, path, oflags, GV_RESOLVE);
 	}
-	return fd == -EXDEV ? gv_beneath_exdev(ctx, dfd, path, oflags) : fd;
+	return fd;
 }
 
 static void gv_dir_release(struct gv_ctx *ctx)

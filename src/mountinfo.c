@@ -12,7 +12,10 @@
  *
  * Fields are separated by exactly one space and may be empty (a mount
  * source ""); spaces, tabs, newlines and backslashes inside them are
- * written as \ooo octal escapes, which are undone here.
+ * written as \ooo octal escapes, which are undone here, but for the
+ * options: SPEC 2.4 gives those as mountinfo's text, escapes included, for
+ * a file system escapes its own (overlayfs's "lowerdir=/lo\040wer", a
+ * comma in a value as \054, which undone would read as a separator).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -193,7 +196,7 @@ static int gv_parse_line(char *line, char *end, struct gv_mount *m)
 	pos = sp + 1;
 	if (!gv_field(&pos, end, esc, &m->root) ||
 	    !gv_field(&pos, end, esc, &m->point) ||
-	    !gv_field(&pos, end, esc, &m->options))
+	    !gv_field(&pos, end, false, &m->options))
 		return -EIO;
 	for (;;) {
 		if (!gv_field(&pos, end, false, &f))
@@ -204,7 +207,7 @@ static int gv_parse_line(char *line, char *end, struct gv_mount *m)
 	}
 	if (!gv_field(&pos, end, esc, &m->fstype) ||
 	    !gv_field(&pos, end, esc, &m->source) ||
-	    !gv_field(&pos, end, esc, &m->superopts))
+	    !gv_field(&pos, end, false, &m->superopts))
 		return -EIO;
 	m->known = GV_MK_ALL;
 	return 0;

@@ -149,13 +149,21 @@ static int gv_mount_dir(struct gv_ctx *ctx, const char *sub)
 	return fd < 0 ? -errno : gv_fd_own(fd);
 }
 
-/* Whether @st is the inode @pinned describes (ESTALE if not). */
-static bool gv_same_inode(const struct stat *st, const struct statx *pinned)
+/*
+ * Whether the file open in @fd is the inode @pinned describes: 0, ESTALE
+ * if not, or the errno of the fstat(2) that would tell.
+ */
+static int gv_same_inode(int fd, const struct statx *pinned)
 {
-	return st->st_ino == pinned->stx_ino &&
-	       st->st_dev == makedev(pinned->stx_dev_major,
-				     pinned->stx_dev_minor) &&
-	       (st->st_mode & S_IFMT) == (pinned->stx_mode & S_IFMT);
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	return st.st_ino == pinned->stx_ino &&
+	       st.st_dev == makedev(pinned->stx_dev_major,
+				    pinned->stx_dev_minor) &&
+	       (st.st_mode & S_IFMT) == (pinned->stx_mode & S_IFMT) ?
+	       0 : -ESTALE;
 }
 
 /*
@@ -173,8 +181,7 @@ static int gv_reopen_by_handle(struct gv_ctx *ctx, int pin, const char *sub,
 		struct file_handle fh;
 		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 	} h;
-	struct stat st;
-	int mnt, dir, fd;
+	int mnt, dir, fd, err;
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(pin, "", &h.fh, &mnt, AT_EMPTY_PATH))
@@ -186,10 +193,11 @@ static int gv_reopen_by_handle(struct gv_ctx *ctx, int pin, const char *sub,
 	fd = open_by_handle_at(dir, &h.fh, O_PATH | O_CLOEXEC);
 	if (fd >= 0) {
 		gv_fd_own(fd);
-		if (fstat(fd, &st) || !gv_same_inode(&st, pinned)) {
+		err = gv_same_inode(fd, pinned);
+		if (err) {
 			gv_fd_close(fd);
 			gv_fd_close(dir);
-			return -ESTALE;
+			return err;
 		}
 		gv_fd_close(fd);
 		fd = open_by_handle_at(dir, &h.fh, oflags | O_CLOEXEC);
@@ -209,14 +217,13 @@ static int gv_reopen_by_handle(struct gv_ctx *ctx, int pin, const char *sub,
  * opened once per call, so that each reopen looks up one name. What was
  * opened is checked against @pinned, the pin's statx: a descriptor number
  * that another thread sharing the table closed and reused meanwhile would
- * name another file (ESTALE then).
+ * name another file (ESTALE then; a check that fails, its errno).
  */
 int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
 	      const struct statx *pinned)
 {
-	int dir = gv_proc_fd_dir(ctx), fd;
+	int dir = gv_proc_fd_dir(ctx), fd, err;
 	char name[16];
-	struct stat st;
 
 	if (dir == GV_PROC_NONE) {
 		fd = gv_reopen_by_handle(ctx, pin, sub, oflags, pinned);
@@ -233,9 +240,10 @@ int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
 	}
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) || !gv_same_inode(&st, pinned)) {
+	err = gv_same_inode(fd, pinned);
+	if (err) {
 		gv_fd_close(fd);
-		return -ESTALE;
+		return err;
 	}
 	return fd;
 }

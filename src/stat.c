@@ -12,8 +12,10 @@
  * stat:ino:fd/3 of /proc/PID describes the open file. (procfs's ordinary
  * symlinks, "self" or "mounts", are relative and stay in procfs; its magic
  * links are refused before the last component by the confined lookup.)
- * lstat never follows the last component. No lookup triggers an automount.
- * Consecutive names about one object share one statx: one snapshot.
+ * lstat never follows the last component. No lookup triggers an automount:
+ * one through an automount point is EXDEV, and a last component that is
+ * one is described untriggered (SPEC v3). Consecutive names about one
+ * object share one statx: one snapshot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -194,6 +196,24 @@ static int gv_stat_time(struct gv_ctx *ctx, const struct gv_req *req,
 	return gv_putf(out, "%lld.%09u", (long long)t->tv_sec, t->tv_nsec);
 }
 
+/*
+ * mntid: STATX_MNT_ID, which statx(2) gives from Linux 5.8 on, and glibc's
+ * emulation of it never. Without it there is no mount ID to give: ENOSYS,
+ * as mnt:id says then too (0 would read as an ID).
+ */
+static int gv_stat_mntid(struct gv_ctx *ctx, const struct gv_req *req,
+			 struct gv_out *out)
+{
+	const struct statx *stx;
+	int err = gv_statx(ctx, req, &stx);
+
+	if (err)
+		return err;
+	if (!(stx->stx_mask & STATX_MNT_ID))
+		return -ENOSYS;
+	return gv_put_u64(out, stx->stx_mnt_id);
+}
+
 #define N(name, member) { #name, gv_stat_number, \
 	offsetof(struct statx, member), sizeof(((struct statx *)0)->member) }
 #define T(name, member, bit) { #name, gv_stat_time, \
@@ -215,7 +235,7 @@ static const struct gv_field gv_stat_fields[] = {
 	T(mtime, stx_mtime, STATX_MTIME),
 	T(ctime, stx_ctime, STATX_CTIME),
 	T(btime, stx_btime, STATX_BTIME),
-	N(mntid, stx_mnt_id),
+	{ "mntid", gv_stat_mntid, 0, 0 },
 	{ NULL, NULL, 0, 0 },
 };
 

@@ -256,8 +256,8 @@ static int gv_sm_options(struct gv_mnt_arena *a, uint64_t attr,
 /*
  * Super-block options as show_sb_opts() and the file system write them:
  * "rw" or "ro", the SB_* words, then the security module's and the file
- * system's own options, which statmount() gives escaped, without their
- * leading comma.
+ * system's own options, which statmount() gives escaped as mountinfo does,
+ * without their leading comma. They stay escaped (SPEC 2.4).
  */
 static int gv_sm_superopts(struct gv_mnt_arena *a, uint32_t flags,
 			   const struct gv_str *fsopts, struct gv_str *s)
@@ -284,7 +284,7 @@ static int gv_sm_superopts(struct gv_mnt_arena *a, uint32_t flags,
 	if (fsopts->len) {
 		d[n++] = ',';
 		memcpy(d + n, fsopts->p, fsopts->len);
-		n += gv_mnt_unescape(d + n, fsopts->len);
+		n += fsopts->len;
 	}
 	d[n] = 0;
 	s->p = d;

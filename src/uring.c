@@ -13,9 +13,10 @@
  * (io_uring_disabled), filtered by seccomp (EPERM, ENOSYS) or lacking an
  * opcode makes the probe fail: auto then never uses it and a forced uring
  * gets ENOSYS. A seccomp filter installed later, which refuses
- * io_uring_enter() to a ring that worked, does the same from then on
- * (gv_backend_lost()); the batch in progress falls back to one file at a
- * time, so no call sees an error of the backend.
+ * io_uring_enter() to a ring that worked (with any errno, EINTR included:
+ * gv_ring_enter()), does the same from then on (gv_backend_lost()); the
+ * batch in progress falls back to one file at a time, so no call sees an
+ * error of the backend, and none waits for ever.
  *
  * A thread's ring is taken down when the thread exits, by a thread-specific
  * data destructor. If the library is dlclose()d first, that destructor
@@ -291,27 +292,59 @@ static int gv_ring_failed(struct gv_ring *r, int err)
 }
 
 /*
- * An interrupted wait is retried: the requests go on in the kernel, they
- * write into the caller's memory, and getvalues() has no EINTR to give.
+ * io_uring_enter() tries in a row that may say EINTR, EAGAIN or EBUSY while
+ * no completion arrives, before the ring is given up (see below).
  */
-int gv_ring_wait(struct gv_ring *r, unsigned int want)
+#define GV_RING_TRIES	64
+
+/*
+ * Enter the ring: submit what is queued and, with @wait, wait for @want
+ * completions. EINTR (a signal interrupted the wait), EAGAIN and EBUSY (the
+ * kernel was short of memory for a moment) are tried again: the requests
+ * go on in the kernel, they write into the caller's memory, and getvalues()
+ * has no EINTR to give. But a seccomp filter may say any of those to every
+ * call, and a retry would then never end. So each time the ring is entered
+ * without waiting (io_uring_get_events(), which no signal interrupts and
+ * which allocates nothing): if even that fails, the ring cannot be entered
+ * at all and io_uring is refused, as for EPERM. A filter that refuses only
+ * some calls (those that submit, say) ends the tries after GV_RING_TRIES in
+ * a row with no completion arriving: the ring is given up as broken, and
+ * the batch falls back to one file at a time.
+ */
+static int gv_ring_enter(struct gv_ring *r, unsigned int want, bool wait)
 {
+	unsigned int tries = 0, ready = io_uring_cq_ready(&r->ring);
 	int ret;
 
-	do
-		ret = io_uring_submit_and_wait(&r->ring, want);
-	while (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY);
-	return ret < 0 ? gv_ring_failed(r, ret) : 0;
+	for (;;) {
+		ret = wait ? io_uring_submit_and_wait(&r->ring, want) :
+			     io_uring_submit(&r->ring);
+		if (ret >= 0)
+			return 0;
+		if (ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+			break;
+		if (io_uring_get_events(&r->ring) < 0) {
+			gv_uring_refuse();
+			break;
+		}
+		if (io_uring_cq_ready(&r->ring) != ready) {
+			ready = io_uring_cq_ready(&r->ring);
+			tries = 0;
+		}
+		if (++tries == GV_RING_TRIES)
+			break;
+	}
+	return gv_ring_failed(r, ret);
+}
+
+int gv_ring_wait(struct gv_ring *r, unsigned int want)
+{
+	return gv_ring_enter(r, want, true);
 }
 
 int gv_ring_submit(struct gv_ring *r)
 {
-	int ret;
-
-	do
-		ret = io_uring_submit(&r->ring);
-	while (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY);
-	return ret < 0 ? gv_ring_failed(r, ret) : 0;
+	return gv_ring_enter(r, 0, false);
 }
 
 static int gv_uring_probe(void)

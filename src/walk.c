@@ -188,7 +188,8 @@ static void gv_entry_buffer(const struct name_val *e, struct gv_bufstate *b)
 /*
  * Place a value the getter produced (@len bytes at arena offset @off, or
  * already in the caller's buffer if @out->direct): written now in careful
- * mode, else staged. Returns 0 or -ENOMEM (the entry's error).
+ * mode, else staged. Returns 0, -ENOMEM (the call's error) or, written
+ * now, the write's (the entry's).
  */
 static int gv_place(struct gv_walk *w, const struct gv_bufstate *before,
 		    const struct gv_out *out, bool overflow)
@@ -206,8 +207,9 @@ static int gv_place(struct gv_walk *w, const struct gv_bufstate *before,
 
 /*
  * Fetch and place the value of entry w->cur. Returns 0 when the walk goes
- * on, 1 when the entry overflowed (the walk stops), or -EGV_RETRY when
- * the batch a getter flushed could not be written.
+ * on, 1 when the entry overflowed (the walk stops), -EGV_RETRY when the
+ * batch a getter flushed could not be written, or -ENOMEM: SPEC 2.2, the
+ * call fails, and this entry is left as it was.
  */
 static int gv_walk_entry(struct gv_walk *w, struct gv_bufstate *b)
 {
@@ -238,6 +240,10 @@ static int gv_walk_entry(struct gv_walk *w, struct gv_bufstate *b)
 		err = -EOVERFLOW;
 	if (err == -EGV_RETRY)
 		return err;
+	if (err == -ENOMEM) {
+		w->arena_len = out.start;
+		return err;
+	}
 	if (err && err != -EOVERFLOW) {
 		w->arena_len = out.start;
 		gv_entry_set(e, b, 0, -err);
@@ -245,6 +251,10 @@ static int gv_walk_entry(struct gv_walk *w, struct gv_bufstate *b)
 	}
 	/* a value, or the part of one that fitted: its write decides */
 	placed = gv_place(w, &before, &out, err == -EOVERFLOW);
+	if (placed == -ENOMEM) {
+		w->arena_len = out.start;
+		return placed;
+	}
 	if (placed) {
 		w->arena_len = out.start;
 		gv_entry_set(e, b, 0, -placed);
@@ -326,7 +336,10 @@ void gv_walk_release(struct gv_walk *w)
  * Walk the entries (copied into w->vec), fill in value_out and error, and
  * write values and results into the caller's memory. Returns the number
  * of entries handled (w->num, or the index of the entry that overflowed),
- * or -errno for the call: -EFAULT when the results could not be written.
+ * or -errno for the call: -EFAULT when the results could not be written;
+ * -ENOMEM when memory ran out, after the values and results of the
+ * entries handled before were written, as the kernel writes each entry
+ * when it is handled (SPEC 2.2: they keep what they got).
  */
 int gv_walk(struct gv_walk *w)
 {
@@ -355,6 +368,9 @@ int gv_walk(struct gv_walk *w)
 		}
 		if (err == 1 || err == 0)
 			err = gv_walk_write(w, stop < w->num ? stop + 1 : stop);
+		else if (err == -ENOMEM && gv_walk_write(w, w->cur) ==
+			 -EGV_RETRY)
+			err = -EGV_RETRY;
 		if (err != -EGV_RETRY)
 			break;
 		w->cur = gv_walk_replay(w, &b);

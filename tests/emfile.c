@@ -16,7 +16,8 @@
  *
  * And a process's first call with no descriptor free fails with EMFILE,
  * and the next call, with descriptors again, works: the failed probe was
- * not remembered.
+ * not remembered. A process whose first calls come with one descriptor
+ * free, too few for its probe to make a ring, gets what open(2) gets.
  *
  * Written for SPEC version 2 as spec2_emfile.c; the first call was
  * harden_review.c's third case (a review's proof of concept).
@@ -179,10 +180,22 @@ static void first_call_tests(void)
 	}
 }
 
-/* EMFILE from readfile() and data: exactly where open(2) gives it. */
+struct em_run {
+	struct t_backend b;
+	bool fresh;		/* nothing probed nor set up before */
+};
+
+/*
+ * EMFILE from readfile() and data: exactly where open(2) gives it: with
+ * the backend set up before the limit bites (a ring, a probe), or, @fresh,
+ * in a process that has probed nothing, whose probe then finds too few
+ * descriptors to tell (a ring takes three): that must fail no call that
+ * open(2) would let through (issue 23).
+ */
 static void run(void *arg)
 {
-	const struct t_backend *b = arg;
+	const struct em_run *r = arg;
+	const struct t_backend *b = &r->b;
 	struct rlimit rl = { LIMIT, LIMIT };
 	char buf[256], size[16];
 	struct name_val v[2];
@@ -191,8 +204,8 @@ static void run(void *arg)
 
 	gv_backend_force(b->id);
 	dir = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	/* the backend set up (a ring, a probe) before the limit bites */
-	if (dir < 0 || readfile(dir, "f", buf, sizeof(buf), 0) < 0)
+	if (dir < 0 ||
+	    (!r->fresh && readfile(dir, "f", buf, sizeof(buf), 0) < 0))
 		tap_bail("setup: %s", strerror(errno));
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		tap_bail("setrlimit: %s", strerror(errno));
@@ -209,13 +222,16 @@ static void run(void *arg)
 	};
 
 	for (int round = 0; round < 3; round++) {
-		const char *state = states[round];
+		char state[64];
 		int want = round ? 0 : EMFILE;
 		/*
 		 * whether data: can work with that many descriptors: the
 		 * native call takes one slot while the file is open
 		 */
 		bool data = lib ? round == 2 : round >= 1;
+
+		snprintf(state, sizeof(state), "%s%s", states[round],
+			 r->fresh ? ", nothing probed before" : "");
 
 		errno = 0;
 		ref = openat(dir, "f", O_RDONLY | O_CLOEXEC);
@@ -259,9 +275,38 @@ next:
 	}
 }
 
+/* run() in processes that have probed nothing (children of this one) */
+static void fresh_runs(void)
+{
+	bool uring = fresh_usable(GV_BACKEND_URING);
+	bool native = fresh_usable(GV_BACKEND_NATIVE);
+	static struct em_run runs[] = {
+		{ { GV_BACKEND_SYNC, "sync" }, true },
+		{ { GV_BACKEND_URING, "uring" }, true },
+		{ { GV_BACKEND_AUTO, "auto" }, true },
+		{ { GV_BACKEND_NATIVE, "native" }, true },
+	};
+	char what[96];
+
+	for (size_t i = 0; i < GV_ARRAY_SIZE(runs); i++) {
+		if (runs[i].b.id == GV_BACKEND_URING && !uring) {
+			tap_skip(9, "uring: io_uring is not usable in this "
+				 "process (kernel, io_uring_disabled or "
+				 "seccomp)");
+			continue;
+		}
+		if (runs[i].b.id == GV_BACKEND_NATIVE && !native)
+			continue;	/* only in the patched kernel */
+		snprintf(what, sizeof(what), "%s, RLIMIT_NOFILE %d, nothing "
+			 "probed", runs[i].b.name, LIMIT);
+		t_sub(what, 20, run, &runs[i]);
+	}
+}
+
 int main(void)
 {
 	struct t_backend bs[4];
+	struct em_run runs[4];
 	int n, dfd;
 
 	alarm(300);
@@ -281,13 +326,15 @@ int main(void)
 	close(dfd);
 	/* first, while this process has probed nothing: its children neither */
 	first_call_tests();
+	fresh_runs();
 	n = t_backends(bs, 9);
 	for (int i = 0; i < n; i++) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "%s, RLIMIT_NOFILE %d", bs[i].name,
 			 LIMIT);
-		t_sub(what, 20, run, &bs[i]);
+		runs[i] = (struct em_run){ bs[i], false };
+		t_sub(what, 20, run, &runs[i]);
 	}
 	return tap_done();
 }

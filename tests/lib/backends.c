@@ -41,6 +41,23 @@ int t_backends(struct t_backend out[4], int nchecks)
 	return n;
 }
 
+int t_lib_backends(struct t_backend out[4], int nchecks, const char *why)
+{
+	struct t_backend all[4];
+	int n = t_backends(all, nchecks), k = 0;
+	bool native = !gv_backend_usable(GV_BACKEND_NATIVE);
+
+	for (int i = 0; i < n; i++) {
+		if (all[i].id == GV_BACKEND_NATIVE ||
+		    (all[i].id == GV_BACKEND_AUTO && native)) {
+			tap_skip(nchecks, "%s: %s", all[i].name, why);
+			continue;
+		}
+		out[k++] = all[i];
+	}
+	return k;
+}
+
 const char *t_got(int ret, int err, const struct name_val *e)
 {
 	static char s[160];

@@ -26,6 +26,14 @@ struct t_backend {
  */
 int t_backends(struct t_backend out[4], int nchecks);
 
+/*
+ * The same, but only those on which the library itself makes the call
+ * (sync, uring, and auto where the kernel has no native calls): the others
+ * are skipped with @nchecks skips each, saying @why the check needs the
+ * library's own code.
+ */
+int t_lib_backends(struct t_backend out[4], int nchecks, const char *why);
+
 /* What one entry got, for a diagnostic: "error ENOENT", "12 bytes". */
 const char *t_got(int ret, int err, const struct name_val *e);
 

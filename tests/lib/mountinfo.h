@@ -23,7 +23,7 @@ enum { MF_ID, MF_PARENTID, MF_ROOT, MF_MOUNTPOINT, MF_OPTIONS, MF_SHARED,
 
 struct mi_mount {
 	unsigned long id;
-	char *val[MF_NUM];	/* unescaped, NUL-terminated */
+	char *val[MF_NUM];	/* unescaped but options, NUL-terminated */
 	size_t len[MF_NUM];
 };
 
