@@ -77,81 +77,87 @@ static void list_join(const struct entry *list, char *out, size_t size)
 	}
 }
 
-/*
- * What went wrong with entry @e, in words that fit the name: an unknown
- * group or field is not "No such file or directory", and a data: entry
- * that is a device is not "No data available". Falls back on strerror().
- */
-const char *explain(const struct gv_cmd *cmd, const struct entry *e,
-			   char *msg, size_t size)
-{
-	const char *name = e->shown, *colon = strchr(name, ':');
-	size_t glen = colon ? (size_t)(colon - name) : strlen(name);
-	const char *rest = colon ? colon + 1 : "";
-	const char *rcolon = strchr(rest, ':');
-	size_t flen = rcolon ? (size_t)(rcolon - rest) : strlen(rest);
-	char group[16] = "", names[160];
+/* A name taken apart: "GROUP:FIELD:REST", "mntns:ID:FIELD". */
+struct parts {
+	const char *name, *rest, *rcolon;
+	size_t glen, flen;
+	bool colon;
+	char group[16];
 	bool subpath_group;
+};
 
-	if (glen < sizeof(group))
-		memcpy(group, name, glen), group[glen] = 0;
-	subpath_group = !strcmp(group, "data") || !strcmp(group, "dir") ||
-			!strcmp(group, "stat") || !strcmp(group, "lstat");
+static void name_parts(const char *name, struct parts *p)
+{
+	const char *colon = strchr(name, ':');
 
-	if (e->too_big) {
-		snprintf(msg, size, "value does not fit in %zu bytes "
-			 "(see --max-size)", cmd->max_size);
+	p->name = name;
+	p->colon = colon;
+	p->glen = colon ? (size_t)(colon - name) : strlen(name);
+	p->rest = colon ? colon + 1 : "";
+	p->rcolon = strchr(p->rest, ':');
+	p->flen = p->rcolon ? (size_t)(p->rcolon - p->rest) : strlen(p->rest);
+	p->group[0] = 0;
+	if (p->glen < sizeof(p->group))
+		memcpy(p->group, name, p->glen), p->group[p->glen] = 0;
+	p->subpath_group = !strcmp(p->group, "data") ||
+			   !strcmp(p->group, "dir") ||
+			   !strcmp(p->group, "stat") ||
+			   !strcmp(p->group, "lstat");
+}
+
+/* ENOENT: an unknown group, an unknown field, a mount ID not here. */
+static const char *explain_enoent(const struct parts *p, char *msg,
+				  size_t size)
+{
+	const char *group = p->group, *fgroup, *f = p->rest;
+	size_t fl = p->flen;
+	bool mntns = !strcmp(group, "mntns");
+	char names[160];
+
+	if (!list_has(group_list(""), p->name, p->glen)) {
+		list_join(group_list(""), names, sizeof(names));
+		snprintf(msg, size, "no such group '%.*s' (the groups: %s)",
+			 (int)p->glen, p->name, names);
 		return msg;
 	}
+	if (strcmp(group, "mnt") && strcmp(group, "fs") &&
+	    strcmp(group, "stat") && strcmp(group, "lstat") && !mntns)
+		return NULL;
+	fgroup = group[0] == 'l' ? group + 1 : mntns ? "mnt" : group;
+	if (mntns) {
+		if (!p->rcolon)
+			goto no_mount;
+		f = p->rcolon + 1;
+		fl = strlen(f);
+	}
+	if (p->colon && !list_has(group_list(fgroup), f, fl)) {
+		const char *g = fgroup[0] == 's' ? group : fgroup;
+
+		snprintf(msg, size, "no such field '%.*s' in group %s "
+			 "(getvalues PATH %s lists them)", (int)fl, f, g, g);
+		return msg;
+	}
+	if (!mntns)
+		return NULL;
+no_mount:
+	snprintf(msg, size, "no mount with ID %.*s here", (int)p->flen,
+		 p->rest);
+	return msg;
+}
+
+/* Every other errno a name can get, where its group gives it a meaning. */
+static const char *explain_errno(const struct entry *e, const struct parts *p)
+{
+	const char *group = p->group;
+
 	switch (e->err) {
-	case ENOENT:
-		if (!list_has(group_list(""), name, glen)) {
-			list_join(group_list(""), names, sizeof(names));
-			snprintf(msg, size, "no such group '%.*s' (the groups: "
-				 "%s)", (int)glen, name, names);
-			return msg;
-		}
-		if (!strcmp(group, "mnt") || !strcmp(group, "fs") ||
-		    !strcmp(group, "stat") || !strcmp(group, "lstat") ||
-		    !strcmp(group, "mntns")) {
-			const char *fgroup = group[0] == 'l' ? group + 1 :
-					     !strcmp(group, "mntns") ? "mnt" :
-					     group;
-			const char *f = rest;
-			size_t fl = flen;
-
-			if (!strcmp(group, "mntns")) {
-				if (!rcolon) {
-					snprintf(msg, size, "no mount with ID "
-						 "%.*s here", (int)flen, rest);
-					return msg;
-				}
-				f = rcolon + 1;
-				fl = strlen(f);
-			}
-			if (colon && !list_has(group_list(fgroup), f, fl)) {
-				const char *g = fgroup[0] == 's' ? group :
-						fgroup;
-
-				snprintf(msg, size, "no such field '%.*s' in "
-					 "group %s (getvalues PATH %s lists "
-					 "them)", (int)fl, f, g, g);
-				return msg;
-			}
-			if (!strcmp(group, "mntns")) {
-				snprintf(msg, size, "no mount with ID %.*s here",
-					 (int)flen, rest);
-				return msg;
-			}
-		}
-		break;
 	case EINVAL:
-		if (name[0] == ':')
+		if (p->name[0] == ':')
 			return "a shorthand :REST needs a previous name with "
 			       "a group (as in stat:mode :size)";
-		if (!strcmp(group, "xattr") && !*rest)
+		if (!strcmp(group, "xattr") && !*p->rest)
 			return "xattr: needs the name of an attribute";
-		if (subpath_group)
+		if (p->subpath_group)
 			return "bad SUBPATH: it may not start or end with '/', "
 			       "hold '//', or have a '.' or '..' component";
 		break;
@@ -164,7 +170,7 @@ const char *explain(const struct gv_cmd *cmd, const struct entry *e,
 			return "no such extended attribute";
 		break;
 	case EXDEV:
-		if (subpath_group)
+		if (p->subpath_group)
 			return "SUBPATH leaves the mount of PATH (or passes a "
 			       "/proc magic link on the way)";
 		break;
@@ -173,17 +179,39 @@ const char *explain(const struct gv_cmd *cmd, const struct entry *e,
 			return "name longer than 255 bytes";
 		break;
 	case EOPNOTSUPP:
-		if (subpath_group)
+		if (p->subpath_group)
 			return "needs a genuine procfs at /proc (or the "
 			       "capability CAP_DAC_READ_SEARCH)";
 		break;
 	case ENOSYS:
-		if (subpath_group)
+		if (p->subpath_group)
 			return "SUBPATH lookups need openat2(2), Linux 5.6 or "
 			       "later";
 		break;
 	}
-	return strerror(e->err);
+	return NULL;
+}
+
+/*
+ * What went wrong with entry @e, in words that fit the name: an unknown
+ * group or field is not "No such file or directory", and a data: entry
+ * that is a device is not "No data available". Falls back on strerror().
+ */
+const char *explain(const struct gv_cmd *cmd, const struct entry *e,
+		    char *msg, size_t size)
+{
+	const char *why;
+	struct parts p;
+
+	if (e->too_big) {
+		snprintf(msg, size, "value does not fit in %zu bytes "
+			 "(see --max-size)", cmd->max_size);
+		return msg;
+	}
+	name_parts(e->shown, &p);
+	why = e->err == ENOENT ? explain_enoent(&p, msg, size) :
+				 explain_errno(e, &p);
+	return why ? why : strerror(e->err);
 }
 
 void report_error(const struct gv_cmd *cmd, const struct entry *e)

@@ -212,18 +212,10 @@ static const struct formatter *pick_format(const struct formatter *cur,
 	return cur && cur != want ? NULL : want;
 }
 
-/*
- * Parse the command line into @cmd. Returns -1 to go on, or the exit
- * status (--help, --version, usage errors).
- */
-int parse_args(int argc, char **argv, struct gv_cmd *cmd)
+/* getopt_long()'s tables, from the option table. */
+static void getopt_tables(struct option *lo, char *shorts)
 {
-	struct option lo[NOPTIONS + 1];
-	char shorts[2 * NOPTIONS + 2], *sp = shorts;
-	const struct formatter *fmt = NULL;
-	bool empty_path = false, bad_fmt = false;
-	const char *output = NULL;
-	int c, st;
+	char *sp = shorts;
 
 	*sp++ = '+';	/* names such as ":status" are never options */
 	for (size_t i = 0; i < NOPTIONS; i++) {
@@ -236,72 +228,79 @@ int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 	}
 	*sp = 0;
 	memset(&lo[NOPTIONS], 0, sizeof(lo[NOPTIONS]));
+}
 
-	*cmd = (struct gv_cmd){ .dfd = AT_FDCWD,
-				.max_size = BUF_LIMIT_DEFAULT };
-	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		switch (c) {
-		case 'J':
-			fmt = pick_format(fmt, &fmt_json);
-			bad_fmt |= !fmt;
-			break;
-		case '0':
-			fmt = pick_format(fmt, &fmt_raw);
-			bad_fmt |= !fmt;
-			break;
-		case 'm':
-			cmd->mounts = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'n':
-			cmd->noheadings = true;
-			break;
-		case 'L':
-			cmd->flags |= AT_SYMLINK_NOFOLLOW;
-			break;
-		case 'E':
-			empty_path = true;
-			break;
-		case OPT_FD:
-			if (!parse_fd(optarg, &cmd->dfd))
-				return usage_error("--fd: '%s' is not a file "
-						   "descriptor number", optarg);
-			cmd->have_fd = true;
-			break;
-		case OPT_BACKEND:
-			cmd->backend = backend_known(optarg) ? optarg : NULL;
-			if (!cmd->backend)
-				return usage_error("--backend: unknown backend "
-						   "'%s' (auto, sync, uring, "
-						   "native)", optarg);
-			break;
-		case OPT_MAX_SIZE:
-			if (!parse_size(optarg, &cmd->max_size))
-				return usage_error("--max-size: '%s' is not a "
-						   "size", optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_ALL_OK;
-		case 'V':
-			printf(PROG " (libgetvalues) %d.%d.%d\n",
-			       GETVALUES_VERSION_MAJOR,
-			       GETVALUES_VERSION_MINOR,
-			       GETVALUES_VERSION_PATCH);
-			return EXIT_ALL_OK;
-		default:
-			fputs("Try '" PROG " --help' for more information.\n",
-			      stderr);
-			return EXIT_TROUBLE;
-		}
+/* What the options said that the operands decide on. */
+struct parsed {
+	const struct formatter *fmt;
+	bool empty_path, bad_fmt;
+	const char *output;
+};
+
+/* One option @c into @cmd and @p: -1 to go on, or the exit status. */
+static int take_option(int c, struct gv_cmd *cmd, struct parsed *p)
+{
+	switch (c) {
+	case 'J':
+	case '0':
+		p->fmt = pick_format(p->fmt, c == 'J' ? &fmt_json : &fmt_raw);
+		p->bad_fmt |= !p->fmt;
+		return -1;
+	case 'm':
+		cmd->mounts = true;
+		return -1;
+	case 'o':
+		p->output = optarg;
+		return -1;
+	case 'n':
+		cmd->noheadings = true;
+		return -1;
+	case 'L':
+		cmd->flags |= AT_SYMLINK_NOFOLLOW;
+		return -1;
+	case 'E':
+		p->empty_path = true;
+		return -1;
+	case OPT_FD:
+		if (!parse_fd(optarg, &cmd->dfd))
+			return usage_error("--fd: '%s' is not a file "
+					   "descriptor number", optarg);
+		cmd->have_fd = true;
+		return -1;
+	case OPT_BACKEND:
+		cmd->backend = backend_known(optarg) ? optarg : NULL;
+		if (!cmd->backend)
+			return usage_error("--backend: unknown backend '%s' "
+					   "(auto, sync, uring, native)",
+					   optarg);
+		return -1;
+	case OPT_MAX_SIZE:
+		if (!parse_size(optarg, &cmd->max_size))
+			return usage_error("--max-size: '%s' is not a size",
+					   optarg);
+		return -1;
+	case 'h':
+		usage(stdout);
+		return EXIT_ALL_OK;
+	case 'V':
+		printf(PROG " (libgetvalues) %d.%d.%d\n",
+		       GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR,
+		       GETVALUES_VERSION_PATCH);
+		return EXIT_ALL_OK;
+	default:
+		fputs("Try '" PROG " --help' for more information.\n", stderr);
+		return EXIT_TROUBLE;
 	}
-	if (bad_fmt)
-		return usage_error("--json and --raw exclude each other");
-	cmd->fmt = fmt ? fmt : &fmt_text;
+}
 
-	if (empty_path) {
+/*
+ * PATH and the NAMEs after the options, and what they mean together with
+ * them: -1 to go on, or the exit status of a usage error.
+ */
+static int take_operands(int argc, char **argv, struct gv_cmd *cmd,
+			 const struct parsed *p)
+{
+	if (p->empty_path) {
 		cmd->flags |= AT_EMPTY_PATH;
 		cmd->path = NULL;
 	} else if (cmd->mounts && optind == argc) {
@@ -326,13 +325,38 @@ int parse_args(int argc, char **argv, struct gv_cmd *cmd)
 			cmd->all_mounts = !strcmp(cmd->names[0], "mntns");
 		}
 	}
-	if (!cmd->mounts && (output || cmd->noheadings))
+	if (!cmd->mounts && (p->output || cmd->noheadings))
 		return usage_error("--output and --noheadings are for the "
 				   "mount table (--mounts)");
 	if (cmd->mounts) {
-		st = parse_columns(cmd, output ? output : MNT_COLUMNS_DEFAULT);
+		int st = parse_columns(cmd, p->output ? p->output :
+						      MNT_COLUMNS_DEFAULT);
+
 		if (st >= 0)
 			return st;
 	}
 	return -1;
+}
+
+/*
+ * Parse the command line into @cmd. Returns -1 to go on, or the exit
+ * status (--help, --version, usage errors).
+ */
+int parse_args(int argc, char **argv, struct gv_cmd *cmd)
+{
+	struct option lo[NOPTIONS + 1];
+	char shorts[2 * NOPTIONS + 2];
+	struct parsed p = { 0 };
+	int c, st;
+
+	getopt_tables(lo, shorts);
+	*cmd = (struct gv_cmd){ .dfd = AT_FDCWD,
+				.max_size = BUF_LIMIT_DEFAULT };
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1)
+		if ((st = take_option(c, cmd, &p)) >= 0)
+			return st;
+	if (p.bad_fmt)
+		return usage_error("--json and --raw exclude each other");
+	cmd->fmt = p.fmt ? p.fmt : &fmt_text;
+	return take_operands(argc, argv, cmd, &p);
 }
