@@ -49,6 +49,18 @@ struct gid {
 	size_t nfds;
 };
 
+/*
+ * Every descriptor @d of the admitted ids @g of @gs[0..@n) (those that
+ * have a process row): the rounds' loop. (No arithmetic on a NULL array:
+ * gs is NULL when the rounds' batches are freed, fds when there are none.)
+ */
+#define for_each_gfd(gs, n, g, d)					\
+	for (struct gid *g = (gs), *g##_end = g ? g + (n) : g;		\
+	     g != g##_end; g++)						\
+		for (struct gfd *d = g->fds,				\
+		     *d##_end = d ? d + g->nfds : d;			\
+		     g->proc != SIZE_MAX && d != d##_end; d++)
+
 enum fdmode fd_mode(const struct lproc *lp, bool sck);
 void round_fds(struct gid *gs, size_t n);
 void fd_row(struct gid *g, struct gfd *d);
