@@ -537,17 +537,61 @@ static void gather_group(const int *pids, size_t n)
 	free(gr.gs);
 }
 
-/* Round 0 and every group. */
-void gather_proc_info(void)
+/* The PIDs of /proc's listing @v (@len bytes), in order. */
+static int *pids_listed(const char *v, size_t len, size_t *npids)
+{
+	size_t cap = 0;
+	int *pids = NULL;
+
+	*npids = 0;
+	for (const char *s = v; s < v + len; s += strlen(s) + 1) {
+		uint64_t pid;
+
+		if (parse_u64(s, 10, &pid) && pid <= INT_MAX &&
+		    *s >= '0' && *s <= '9') {
+			GROW(pids, *npids, cap);
+			pids[(*npids)++] = (int)pid;
+		}
+	}
+	if (*npids > 1)
+		qsort(pids, *npids, sizeof(*pids), cmp_int);
+	return pids;
+}
+
+/* The PIDs of -p, each once, in order: no listing of /proc needed. */
+static int *pids_given(size_t *npids)
+{
+	size_t cap = 0, m = 1;
+	int *pids = NULL;
+
+	*npids = 0;
+	for (size_t i = 0; i < opt.npid; i++)
+		if (!opt.spid[i].x) {
+			GROW(pids, *npids, cap);
+			pids[(*npids)++] = opt.spid[i].id;
+		}
+	if (*npids <= 1)
+		return pids;
+	qsort(pids, *npids, sizeof(*pids), cmp_int);
+	/* a PID given twice is one process */
+	for (size_t k = 1; k < *npids; k++)
+		if (pids[k] != pids[m - 1])
+			pids[m++] = pids[k];
+	*npids = m;
+	return pids;
+}
+
+/*
+ * Round 0: the locks, our mount table, and the PIDs (NULL: /proc cannot
+ * be listed).
+ */
+static int *round_zero(size_t *npids)
 {
 	struct batch b = { 0 };
 	size_t i_dir = SIZE_MAX, i_locks, i_mnt = SIZE_MAX, len;
 	int *pids = NULL, err;
-	size_t npids = 0, cap = 0;
 	const char *v;
 
-	stat_nlink = opt.fnlink;
-	gather_seq = 0;
 	/* -p alone (or ANDed) needs no listing of /proc */
 	if (!(opt.sel_flags & SEL_PID) || opt.feptE ||
 	    (!opt.fand && opt.sel_flags != SEL_PID))
@@ -562,53 +606,43 @@ void gather_proc_info(void)
 		mounts_parse(v, len);
 	if (!opt.sel_inet && (opt.fblock || opt.mnt_sup))
 		readmnt();
-	if (i_dir != SIZE_MAX) {
-		v = val(&b, i_dir, &len, &err);
-		if (!v)
-			die("can't open %s", PROC);
-		for (const char *s = v; s < v + len; s += strlen(s) + 1) {
-			uint64_t pid;
-
-			if (parse_u64(s, 10, &pid) && pid <= INT_MAX &&
-			    *s >= '0' && *s <= '9') {
-				GROW(pids, npids, cap);
-				pids[npids++] = (int)pid;
-			}
-		}
-	} else {
-		for (size_t i = 0; i < opt.npid; i++)
-			if (!opt.spid[i].x) {
-				GROW(pids, npids, cap);
-				pids[npids++] = opt.spid[i].id;
-			}
-	}
+	if (i_dir == SIZE_MAX)
+		pids = pids_given(npids);
+	else if ((v = val(&b, i_dir, &len, &err)))
+		pids = pids_listed(v, len, npids);
+	else
+		die("can't open %s", PROC);
 	batch_free(&b);
-	if (npids > 1)
-		qsort(pids, npids, sizeof(*pids), cmp_int);
-	/* a PID given twice is one process */
-	if (i_dir == SIZE_MAX && npids > 1) {
-		size_t m = 1;
+	return pids;
+}
 
-		for (size_t k = 1; k < npids; k++)
-			if (pids[k] != pids[m - 1])
-				pids[m++] = pids[k];
-		npids = m;
-	}
+/* lsof's choice of checking only sockets (Cckreg, Ckscko) */
+static void socket_checking(void)
+{
+	unsigned f = opt.sel_flags;
 
-	/* lsof's choice of checking only sockets */
-	if (opt.sel_flags & SEL_NW) {
-		if (opt.fand || !(opt.sel_flags & ~SEL_NW)) {
-			cckreg = false;
-			ckscko = true;
-		} else if ((opt.sel_flags & SEL_FILE) ||
-			   !(opt.sel_flags & opt.sel_proc)) {
-			cckreg = ckscko = false;
-		} else {
-			cckreg = ckscko = true;
-		}
-	} else {
+	if (!(f & SEL_NW)) {
 		cckreg = ckscko = false;
+	} else if (opt.fand || !(f & ~SEL_NW)) {
+		cckreg = false;
+		ckscko = true;
+	} else if ((f & SEL_FILE) || !(f & opt.sel_proc)) {
+		cckreg = ckscko = false;
+	} else {
+		cckreg = ckscko = true;
 	}
+}
+
+/* Round 0 and every group. */
+void gather_proc_info(void)
+{
+	size_t npids;
+	int *pids;
+
+	stat_nlink = opt.fnlink;
+	gather_seq = 0;
+	pids = round_zero(&npids);
+	socket_checking();
 	for (size_t i = 0; i < npids; i += GROUP_PROCS)
 		gather_group(pids + i, npids - i < GROUP_PROCS ? npids - i :
 							 GROUP_PROCS);
