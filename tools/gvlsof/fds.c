@@ -32,8 +32,13 @@ enum fdmode fd_mode(const struct lproc *lp, bool sck)
 		return FD_SOCK;
 	if (!opt.fand && base)
 		return FD_FULL;
-	/* a file must meet the file criteria (all of them with -a) */
-	need &= ~SEL_FD;	/* -d is applied by number, before */
+	/*
+	 * A file must meet the file criteria (all of them with -a). -d is
+	 * applied by number, before: with -a to every descriptor (skip),
+	 * else it makes the descriptors it selects listable whatever the
+	 * rest says (gfd.mode), and this mode is for the others.
+	 */
+	need &= ~SEL_FD;
 	if (!need)
 		return FD_FULL;
 	if (need == SEL_NM)
@@ -293,18 +298,18 @@ static void from_link(struct gfd *d)
  * nothing to rule out, the links, which say all of a socket's stat and
  * most of a pipe's.
  */
-static bool fetch_pre(const struct gid *g, const struct gfd *d, bool early)
+static bool fetch_pre(const struct gfd *d, bool early)
 {
-	return d->wanted && (g->mode != FD_FULL || early);
+	return d->wanted && (d->mode != FD_FULL || early);
 }
 
 static void pre_add(struct gid *gs, size_t n, struct batch *b, bool early)
 {
 	for_each_gfd(gs, n, g, d) {
 		d->wanted = !d->skip && !g->denied;
-		if (!fetch_pre(g, d, early))
+		if (!fetch_pre(d, early))
 			continue;
-		if (g->mode != FD_NAME) {
+		if (d->mode != FD_NAME) {
 			d->i_pre = batch_add_parts(b, "data:", g->dir, "/fd/",
 						   d->fd);
 			continue;
@@ -336,9 +341,9 @@ static void pre_take(struct gid *gs, size_t n, const struct batch *b,
 		size_t len;
 		const char *v;
 
-		if (!fetch_pre(g, d, early))
+		if (!fetch_pre(d, early))
 			continue;
-		if (g->mode == FD_NAME) {
+		if (d->mode == FD_NAME) {
 			d->wanted = name_may_match(b, d);
 			continue;
 		}
@@ -346,7 +351,7 @@ static void pre_take(struct gid *gs, size_t n, const struct batch *b,
 		d->link_done = true;
 		d->link = v ? vdup(v, len) : NULL;
 		/* with -i or -U only a socket can be listed */
-		if (g->mode == FD_SOCK)
+		if (d->mode == FD_SOCK)
 			d->wanted = d->link && !strncmp(d->link, "socket:", 7);
 		if (d->wanted)
 			from_link(d);

@@ -277,6 +277,8 @@ static void list_fds(struct gid *g, const struct batch *b)
 			continue;
 		g->fds[g->nfds++] = (struct gfd){
 			.fd = (int)fd, .skip = !fd_may_select(lp, NULL, fd),
+			/* -d ORed lists it, whatever the other criteria */
+			.mode = fd_lists(NULL, fd) ? FD_FULL : g->mode,
 			.lst_err = -1, .st_err = -1, .link_err = -1,
 			.info_err = -1,
 		};
@@ -309,7 +311,9 @@ static void gather_files(struct gid *gs, size_t n)
 		if (g->i_maps != SIZE_MAX &&
 		    (v = val(&b, g->i_maps, &len, &err)))
 			process_proc_map(&procs[g->proc], v, len, &txt, txt_ok,
-					 g->mode == FD_NAME);
+					 g->mode == FD_NAME &&
+					 !fd_lists("mem", -1) &&
+					 !fd_lists("DEL", -1));
 		list_fds(g, &b);
 	}
 	batch_reset(&b);
@@ -327,7 +331,7 @@ static void gather_files(struct gid *gs, size_t n)
 			 * refuses every descriptor's link and fdinfo alike:
 			 * lsof's rows of errors, without asking again.
 			 */
-			if (g->denied && !d->skip && g->mode == FD_FULL) {
+			if (g->denied && !d->skip && d->mode == FD_FULL) {
 				d->link_err = g->denied;
 				d->link_done = true;
 				d->wanted = true;

@@ -17,6 +17,7 @@ enum fdmode {
 
 struct gfd {
 	int fd;
+	enum fdmode mode;	/* the process's, or FD_FULL (-d ORed) */
 	bool skip;		/* cannot be listed: not fetched further */
 	bool wanted;		/* through rounds 4 and 5 */
 	size_t i_pre, i_lstat, i_stat, i_link, i_info;
@@ -41,7 +42,7 @@ struct gid {
 	bool ckscko;
 	bool efs;		/* lsof's sticky efs: an exempt file was met */
 	size_t lfr;		/* and the row it made, or SIZE_MAX */
-	enum fdmode mode;
+	enum fdmode mode;	/* of the descriptors -d does not list */
 	size_t i_link[3], i_st[3], i_maps, i_fds;
 	int fds_err;
 	int denied;		/* the errno that keeps us out of its links */

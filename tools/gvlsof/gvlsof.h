@@ -482,6 +482,8 @@ bool is_cmd_excl(const char *cmd, unsigned *pss, unsigned *sf);
 bool is_cntx_sel(struct lproc *lp);
 bool is_file_sel(const struct lproc *lp, const struct lfile *lf);
 int ck_fd_status(const char *nm, int num);
+bool fd_selects(const char *nm, int num);
+bool fd_lists(const char *nm, int num);
 bool fd_may_select(const struct lproc *lp, const char *nm, int num);
 bool is_file_named(struct lfile *lf, int ty, const char *p,
 		   const struct mounts *mp, bool cd);

@@ -595,12 +595,8 @@ static void mem_row(struct lproc *lp, struct lfile *lf,
 	if (!strcmp(lf->fd, "DEL")) {
 		/* lsof makes the row anew as DEL */
 		lf->sf = (lp->pss & PS_PRI) ? lp->sf : 0;
-		if (opt.nfdl) {
-			int fds = ck_fd_status("DEL", -1);
-
-			if (opt.fdl_ty == 0 ? fds == 2 : fds != 1)
-				lf->sf |= SEL_FD;
-		}
+		if (opt.nfdl && fd_selects("DEL", -1))
+			lf->sf |= SEL_FD;
 	}
 	if (full)
 		sb = *fi;

@@ -189,6 +189,23 @@ int ck_fd_status(const char *nm, int num)
 	return 0;
 }
 
+/* Whether -d selects descriptor (or special file) @nm/@num: SEL_FD. */
+bool fd_selects(const char *nm, int num)
+{
+	int fds = ck_fd_status(nm, num);
+
+	return opt.fdl_ty == 0 ? fds == 2 : fds != 1;
+}
+
+/*
+ * Whether -d alone makes @nm/@num listable, whatever the file is: it is
+ * ORed with the other criteria (no -a) and selects it.
+ */
+bool fd_lists(const char *nm, int num)
+{
+	return opt.nfdl && !opt.fand && fd_selects(nm, num);
+}
+
 /*
  * Whether descriptor (or special file) @nm/@num of @lp can be listed at
  * all: when -d is the only file criterion, or is ANDed, a descriptor it
@@ -196,12 +213,7 @@ int ck_fd_status(const char *nm, int num)
  */
 bool fd_may_select(const struct lproc *lp, const char *nm, int num)
 {
-	int fds;
-
-	if (!opt.nfdl || opt.feptE)
-		return true;
-	fds = ck_fd_status(nm, num);
-	if (opt.fdl_ty == 0 ? fds == 2 : fds != 1)
+	if (!opt.nfdl || opt.feptE || fd_selects(nm, num))
 		return true;
 	/* not selected by -d: only another criterion can list it */
 	if (opt.fand)
@@ -244,12 +256,8 @@ struct lfile *alloc_lfile(struct lproc *lp, const char *nm, int num)
 		snprintf(lf->fd, sizeof(lf->fd), "%4d", num);
 	else if (num >= 0)
 		snprintf(lf->fd, sizeof(lf->fd), "*%03d", num % 1000);
-	if (opt.nfdl && (nm || num >= 0)) {
-		int fds = ck_fd_status(nm, nm ? -1 : num);
-
-		if (opt.fdl_ty == 0 ? fds == 2 : fds != 1)
-			lf->sf |= SEL_FD;
-	}
+	if (opt.nfdl && (nm || num >= 0) && fd_selects(nm, nm ? -1 : num))
+		lf->sf |= SEL_FD;
 	return lf;
 }
 
