@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * gvlsof_combined.c - lsof's selections combined, in a PID namespace of
- * the test's own: there the only processes are this one, its holders and
- * the tool, so a selection ORed over the whole system (-d 0 -U) is the
- * same for lsof and gvlsof however busy the machine is.
+ * gvlsof_combined.c - lsof's selections combined, and what lsof says of a
+ * search that found nothing, in a PID namespace of the test's own: there
+ * the only processes are this one, its holders and the tool, so a
+ * selection ORed over the whole system (-d 0 -U, -u nobody) is the same
+ * for lsof and gvlsof however busy the machine is.
  *
  *  - -d ORed with -i, -U or file names lists what either selects (gvlsof
  *    once listed only the sockets or named files, -d's rows dropped), and
- *    with -a what both select.
+ *    with -a what both select;
+ *  - the exit status and -V messages of -u, -p, -g and -c searches that
+ *    match no process, with and without -a (lsof 4.95 never reports a -u
+ *    login name without processes: gvlsof(1), DIFFERENCES).
  *
  * Each case runs lsof and gvlsof with the same arguments and wants the
  * same exit status, standard output and standard error. The tools list
@@ -167,6 +171,35 @@ static void fd_sets(void)
 	SAME_X("-a", "-d", "^0-3", "-U", "-c", "gv");
 }
 
+/* Searches that match no process: exit status, -V's messages. */
+static void searches(void)
+{
+	static const char *const cases[][7] = {
+		{ "-u", "nobody" },
+		{ "-V", "-u", "nobody" },
+		{ "-V", "-u", "4000000" },
+		{ "-V", "-u", "nobody", "-c", "nosuch" },
+		{ "-V", "-c", "nosuch", "-u", "nobody" },
+		{ "-V", "-p", "999999999", "-u", "nobody" },
+		{ "-V", "-g", "999999999", "-u", "nobody" },
+		{ "-a", "-u", "nobody", "-p", "1" },
+		{ "-V", "-a", "-u", "nobody", "-p", "1" },
+		{ "-p", "999999999" },
+		{ "-V", "-p", "999999999" },
+		{ "-V", "-a", "-p", "1", "-c", "nosuch" },
+		{ "-c", "nosuch" },
+		{ "-V", "-c", "nosuch" },
+		{ "-V", "-c", "/^nosuch$/" },
+		{ "-g", "999999999" },
+		{ "-V", "-g", "999999999" },
+		{ "-V", "-a", "-g", "999999999", "-c", "gv" },
+		{ "-Q", "-V", "-p", "999999999", "-c", "nosuch" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		gv_same("C", cases[i]);
+}
+
 int main(void)
 {
 	const char *why;
@@ -185,6 +218,7 @@ int main(void)
 	atexit(gv_kill_holders);
 
 	fd_sets();
+	searches();
 	gv_kill_holders();
 	return tap_done();
 }

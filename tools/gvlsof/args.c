@@ -139,8 +139,7 @@ static bool uid_add(const struct uid_item *it)
 	}
 	opt.suid = xrealloc(opt.suid, (opt.nuid + 1) * sizeof(*opt.suid));
 	opt.suid[opt.nuid++] = (struct seluid){
-		.uid = it->uid, .excl = it->excl,
-		.lnm = it->nn ? xstrdup(it->lnm) : NULL,
+		.uid = it->uid, .excl = it->excl, .by_name = it->nn,
 	};
 	if (it->excl)
 		opt.nuidexcl++;

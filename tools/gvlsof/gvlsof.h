@@ -228,8 +228,8 @@ struct int_lst {		/* -p, -g */
 
 struct seluid {			/* -u */
 	uid_t uid;
-	char *lnm;		/* the login name given, or NULL */
 	bool excl, found;
+	bool by_name;		/* given as a login name */
 };
 
 struct fd_lst {			/* -d */

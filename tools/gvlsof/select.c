@@ -43,14 +43,14 @@ static struct int_lst *id_selected(struct int_lst *l, size_t n, int id)
 	return NULL;
 }
 
-static struct seluid *uid_selected(uid_t uid)
+static bool uid_selected(uid_t uid)
 {
 	for (size_t i = 0; i < opt.nuid; i++)
 		if (!opt.suid[i].excl && opt.suid[i].uid == uid) {
 			opt.suid[i].found = true;
-			return &opt.suid[i];
+			return true;
 		}
-	return NULL;
+	return false;
 }
 
 /*
