@@ -11,7 +11,8 @@
  *    with -a what both select;
  *  - the exit status and -V messages of -u, -p, -g and -c searches that
  *    match no process, with and without -a (lsof 4.95 never reports a -u
- *    login name without processes: gvlsof(1), DIFFERENCES).
+ *    login name without processes: gvlsof(1), DIFFERENCES);
+ *  - -F takes every field letter lsof takes (Z and z included).
  *
  * Each case runs lsof and gvlsof with the same arguments and wants the
  * same exit status, standard output and standard error. The tools list
@@ -200,6 +201,18 @@ static void searches(void)
 		gv_same("C", cases[i]);
 }
 
+/* -F: every letter lsof takes, whether or not it prints the field. */
+static void field_letters(void)
+{
+	char pids[64];
+
+	snprintf(pids, sizeof(pids), "%s", gv_pids());
+	SAME("-a", "-p", pids, "-F", "pZn");
+	SAME("-a", "-p", pids, "-F", "pzn");
+	SAME("-a", "-p", pids, "-F", "pCFNn");
+	SAME("-F", "?");
+}
+
 int main(void)
 {
 	const char *why;
@@ -219,6 +232,7 @@ int main(void)
 
 	fd_sets();
 	searches();
+	field_letters();
 	gv_kill_holders();
 	return tap_done();
 }

@@ -116,8 +116,16 @@ static int leading_number(const char *s, int *n)
 	return v;
 }
 
-/* The field letters -F knows, in lsof's order (for -F? and the JSON). */
+/* The field letters -F lists, in lsof's order (for -F? and the JSON). */
 const char field_ids[] = "acdDfGikKlLmMnopgPrRsStTuZ0";
+
+/*
+ * Every letter of lsof's FieldSel table, which -F takes whether or not
+ * this lsof prints the field: C, F and N (the kernel file structure's
+ * count, address and node, which Linux does not give), z (Solaris zones)
+ * and Z without SELinux print nothing.
+ */
+static const char field_sel_ids[] = "acCdDfFGikKlLmMnNopgPrRsStTuzZ0";
 
 static bool field_known(int c)
 {
@@ -135,7 +143,7 @@ static void field_side_effects(int c)
 	case 'g': opt.fpgid = true; break;
 	case 'R': opt.fppid = true; break;
 	case 'T': opt.ftcptpi |= TCPTPI_ALL; break;
-	case 'Z': opt.fcntx = true; break;
+	case 'Z': opt.fcntx = opt.cntx_status; break;
 	default: break;
 	}
 }
@@ -171,7 +179,7 @@ static int opt_field(struct getopt *g, bool *fh)
 		return 0;
 	}
 	for (const char *c = g->v; *c; c++) {
-		if (!field_known(*c)) {
+		if (!strchr(field_sel_ids, *c)) {
 			fprintf(stderr, "%s: unknown field: %c\n", opt.pn, *c);
 			err++;
 			continue;
