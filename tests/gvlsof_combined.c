@@ -210,6 +210,7 @@ static void field_letters(void)
 	SAME("-a", "-p", pids, "-F", "pZn");
 	SAME("-a", "-p", pids, "-F", "pzn");
 	SAME("-a", "-p", pids, "-F", "pCFNn");
+	SAME("-a", "-p", pids, "-F", "pQn");
 	SAME("-F", "?");
 }
 

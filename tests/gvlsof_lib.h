@@ -332,6 +332,48 @@ static inline void gv_diag_first_diff(const char *what, const char *a,
 	tap_diag(" gvlsof: %.*s", (int)strcspn(b, "\n"), b);
 }
 
+/* Remove from @r's standard error the lines that start with @prefixes. */
+static inline void gv_drop_err_lines(struct gv_run *r,
+				     const char *const *prefixes)
+{
+	char *in = r->err, *out = r->err, *end = r->err + r->err_len;
+
+	while (in < end) {
+		char *nl = memchr(in, '\n', end - in);
+		size_t len = nl ? (size_t)(nl - in) + 1 : (size_t)(end - in);
+		bool drop = false;
+
+		for (const char *const *p = prefixes; *p && !drop; p++)
+			drop = !strncmp(in, *p, strlen(*p));
+		if (!drop) {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	*out = 0;
+	r->err_len = out - r->err;
+}
+
+/*
+ * lsof's help (after a usage error, -h) sends users to lsof-org's web
+ * addresses, gvlsof's to the project and its manual (gvlsof(1)): those
+ * lines are left out of the comparison.
+ */
+static inline void gv_drop_addresses(struct gv_run *l, struct gv_run *g)
+{
+	static const char *const lsof_lines[] = {
+		" latest revision: ", " latest FAQ: ",
+		" latest (non-formatted) man page: ", NULL
+	};
+	static const char *const gvlsof_lines[] = {
+		" part of getvalues ", " manual: gvlsof(1)", NULL
+	};
+
+	gv_drop_err_lines(l, lsof_lines);
+	gv_drop_err_lines(g, gvlsof_lines);
+}
+
 /*
  * lsof and gvlsof with the same arguments, in locale @locale: the same
  * exit status, standard output and standard error. One check.
@@ -348,6 +390,7 @@ static inline bool gv_same(const char *locale, const char *const *args)
 			      a == args ? "" : " ", *a);
 	gv_run(&l, "lsof", locale, args);
 	gv_run(&g, gv_as_lsof, locale, args);
+	gv_drop_addresses(&l, &g);
 	same = l.status == g.status && l.out_len == g.out_len &&
 	       !memcmp(l.out, g.out, l.out_len) && l.err_len == g.err_len &&
 	       !memcmp(l.err, g.err, l.err_len);
