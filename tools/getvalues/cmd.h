@@ -8,7 +8,8 @@
  * main.c (the values) or mounts.c (the mount table) fetch with fetch.c,
  * which owns the buffer policy, after names.c has written out each name's
  * shorthand; format.c prints what came back as text, JSON or raw bytes,
- * and explain.c says in words what went wrong with an entry.
+ * and explain.c says in words what went wrong with an entry. mntopts.c
+ * merges a mount's two option lists as findmnt(8) shows them.
  */
 #ifndef GETVALUES_CMD_H
 #define GETVALUES_CMD_H
@@ -54,6 +55,7 @@
 struct mnt_column {
 	const char *name;
 	const char *field;
+	const char *field2;	/* merged with field as findmnt merges them */
 	bool number;		/* right-aligned; a JSON number */
 };
 
@@ -92,16 +94,21 @@ struct entry {
 
 /*
  * The mount table: the fields of every mount, nfields cells per mount, and
- * which mounts are shown. Column c shows field fidx[c].
+ * which mounts are shown. Column c shows field fidx[c], or where it merges
+ * two fields (merged_col[c]) the cell of merged[] made from fidx[c] and
+ * fidx2[c], ncols cells per mount.
  */
 struct mtable {
 	const char *fields[NMNT_COLUMNS];
 	size_t nfields;
-	size_t fidx[NMNT_COLUMNS];
+	size_t fidx[NMNT_COLUMNS], fidx2[NMNT_COLUMNS];
 	struct entry *cells;
 	size_t nmounts;
 	size_t *rows;
 	size_t nrows;
+	bool merged_col[NMNT_COLUMNS];
+	struct entry *merged;
+	size_t ncols;
 };
 
 /*
@@ -154,5 +161,9 @@ extern const struct formatter fmt_text, fmt_raw, fmt_json;
 /* mounts.c */
 const struct mnt_column *mnt_column_find(const char *name, size_t len);
 int run_mounts(const struct gv_cmd *cmd);
+
+/* mntopts.c */
+int mtable_merge(const struct gv_cmd *cmd, struct mtable *t);
+void mtable_merge_free(struct mtable *t);
 
 #endif /* GETVALUES_CMD_H */

@@ -302,6 +302,8 @@ static void json_end(FILE *f)
 static const struct entry *mtable_cell(const struct mtable *t, size_t row,
 				       size_t col)
 {
+	if (t->merged_col[col])
+		return &t->merged[t->rows[row] * t->ncols + col];
 	return &t->cells[t->rows[row] * t->nfields + t->fidx[col]];
 }
 

@@ -13,14 +13,17 @@
 
 /*
  * The columns of the mount table: each field of the mnt group under its
- * own name, then under the names findmnt(8) gives the same values.
+ * own name (options merged with superopts, as findmnt(8) shows them),
+ * then under the names findmnt gives the same values.
  */
 const struct mnt_column mnt_columns[] = {
 	{ .name = "id",			.field = "id",		.number = true },
 	{ .name = "parentid",		.field = "parentid",	.number = true },
 	{ .name = "root",		.field = "root" },
 	{ .name = "mountpoint",		.field = "mountpoint" },
-	{ .name = "options",		.field = "options" },
+	/* findmnt's OPTIONS: the mount's and the super-block's */
+	{ .name = "options",		.field = "options",
+					.field2 = "superopts" },
 	{ .name = "shared",		.field = "shared",	.number = true },
 	{ .name = "master",		.field = "master",	.number = true },
 	{ .name = "propagate_from",	.field = "propagate_from",
@@ -59,19 +62,25 @@ const struct mnt_column *mnt_column_find(const char *name, size_t len)
  */
 #define MNT_BYTES_PER_VALUE	64
 
+/* The index of @field in the fields of @t, added if it is not there. */
+static size_t mtable_field(struct mtable *t, const char *field)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfields; i++)
+		if (!strcmp(t->fields[i], field))
+			return i;
+	t->fields[t->nfields++] = field;
+	return i;
+}
+
 /* The distinct fields the columns show, and which column shows which. */
 static void mtable_fields(const struct gv_cmd *cmd, struct mtable *t)
 {
 	for (size_t c = 0; c < cmd->ncols; c++) {
-		const char *field = cmd->cols[c]->field;
-		size_t i;
-
-		for (i = 0; i < t->nfields; i++)
-			if (!strcmp(t->fields[i], field))
-				break;
-		if (i == t->nfields)
-			t->fields[t->nfields++] = field;
-		t->fidx[c] = i;
+		t->fidx[c] = mtable_field(t, cmd->cols[c]->field);
+		if (cmd->cols[c]->field2)
+			t->fidx2[c] = mtable_field(t, cmd->cols[c]->field2);
 	}
 }
 
@@ -220,7 +229,9 @@ int run_mounts(const struct gv_cmd *cmd)
 		if (ret)
 			goto out;
 	}
-	ret = mtable_rows(cmd, &t);
+	ret = mtable_merge(cmd, &t);
+	if (!ret)
+		ret = mtable_rows(cmd, &t);
 	if (ret < 0)
 		goto out;
 	status = ret;
@@ -238,6 +249,7 @@ out:
 	}
 	for (size_t i = 0; t.cells && i < n; i++)
 		free(t.cells[i].shown);
+	mtable_merge_free(&t);
 	free(t.cells);
 	free(t.rows);
 	mount_names_free(&t, names, shorts, t.nmounts);
