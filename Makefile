@@ -150,7 +150,7 @@ $(STLIB): $(LIB_OBJS)
 $(B)/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(GV_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(GV_CFLAGS) -Itests -Isrc -MMD -MP -c -o $@ $<
 
 $(B)/tools/obj/%.o: tools/%.c
 	@mkdir -p $(@D)

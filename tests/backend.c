@@ -26,12 +26,12 @@
 
 #include <getvalues.h>
 
-#include "backend_lib.h"
 #include "internal.h"
+#include "lib/backends.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
-static struct files main_files;
+static struct t_files main_files;
 
 /* ---- exec'd helpers: a fresh process, nothing probed yet ---- */
 
@@ -59,7 +59,7 @@ static int install_filter(int err)
  * ENOSYS, auto silently reads everything with system calls. Exit status
  * 0 when so; the first mismatch on stderr.
  */
-static int expect_no_uring(const struct files *f, int probed_fd)
+static int expect_no_uring(const struct t_files *f, int probed_fd)
 {
 	int r;
 
@@ -73,21 +73,21 @@ static int expect_no_uring(const struct files *f, int probed_fd)
 		close(probed_fd);
 	}
 	gv_backend_force(GV_BACKEND_URING);
-	r = read_all(f);
+	r = t_files_get(f);
 	if (r != -1 || errno != ENOSYS) {
 		fprintf(stderr, "forced uring getvalues: %d (%s)\n", r,
 			strerrorname_np(errno));
 		return 1;
 	}
-	r = readfile_two(f);
+	r = t_files_readfile(f);
 	if (r != -1 || errno != ENOSYS) {
 		fprintf(stderr, "forced uring readfile: %d (%s)\n", r,
 			strerrorname_np(errno));
 		return 1;
 	}
 	gv_backend_force(GV_BACKEND_AUTO);
-	evict(f);
-	if (read_all(f) || readfile_two(f) ||
+	t_files_evict(f);
+	if (t_files_get(f) || t_files_readfile(f) ||
 	    gv_backend_last() != GV_BACKEND_SYNC) {
 		fprintf(stderr, "auto did not fall back: %s\n",
 			strerror(errno));
@@ -98,8 +98,8 @@ static int expect_no_uring(const struct files *f, int probed_fd)
 
 static void *late_thread(void *p)
 {
-	const struct files *f = p;
-	long bad = read_all(f) || gv_backend_last() != GV_BACKEND_SYNC;
+	const struct t_files *f = p;
+	long bad = t_files_get(f) || gv_backend_last() != GV_BACKEND_SYNC;
 
 	return (void *)bad;
 }
@@ -111,14 +111,14 @@ static void *late_thread(void *p)
  * unusable in the process: forced uring gives ENOSYS in every thread, auto
  * reads with system calls.
  */
-static int expect_late_fallback(const struct files *f)
+static int expect_late_fallback(const struct t_files *f)
 {
 	pthread_t t;
 	void *bad = (void *)1;
 	int r;
 
 	gv_backend_force(GV_BACKEND_URING);
-	if (read_all(f) || gv_backend_last() != GV_BACKEND_URING) {
+	if (t_files_get(f) || gv_backend_last() != GV_BACKEND_URING) {
 		fprintf(stderr, "no uring before the filter\n");
 		return 1;
 	}
@@ -129,20 +129,20 @@ static int expect_late_fallback(const struct files *f)
 		fprintf(stderr, "a thread without a ring failed\n");
 		return 1;
 	}
-	r = read_all(f);
+	r = t_files_get(f);
 	if (r != -1 || errno != ENOSYS) {
 		fprintf(stderr, "forced uring after the filter: %d (%s)\n", r,
 			strerrorname_np(errno));
 		return 1;
 	}
-	r = readfile_two(f);
+	r = t_files_readfile(f);
 	if (r != -1 || errno != ENOSYS) {
 		fprintf(stderr, "forced uring readfile after the filter: %d "
 			"(%s)\n", r, strerrorname_np(errno));
 		return 1;
 	}
 	gv_backend_force(GV_BACKEND_AUTO);
-	if (read_all(f) || gv_backend_last() != GV_BACKEND_SYNC) {
+	if (t_files_get(f) || gv_backend_last() != GV_BACKEND_SYNC) {
 		fprintf(stderr, "auto after the filter: %s\n",
 			strerror(errno));
 		return 1;
@@ -152,13 +152,13 @@ static int expect_late_fallback(const struct files *f)
 
 static int helper(int argc, char **argv)
 {
-	struct files f = { 0 };
+	struct t_files f = { 0 };
 
 	if (argc < 3)
 		return 2;
 	snprintf(f.path, sizeof(f.path), "%s", argv[2]);
 	f.dir = open(f.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (int i = 0; i < FILES; i++)
+	for (int i = 0; i < T_FILES; i++)
 		f.len[i] = snprintf(f.content[i], sizeof(f.content[i]),
 				    "main file %d of %s", i, f.path);
 	if (!strcmp(argv[1], "--seccomp") && argc == 4) {
@@ -174,7 +174,7 @@ static int helper(int argc, char **argv)
 		return expect_no_uring(&f, atoi(argv[3]));
 	if (!strcmp(argv[1], "--env")) {
 		/* GETVALUES_BACKEND as the parent set it; say what it did */
-		int a = read_all(&f), b = readfile_two(&f);
+		int a = t_files_get(&f), b = t_files_readfile(&f);
 
 		printf("%d %d %d %d\n", a ? errno : 0, b ? errno : 0,
 		       gv_backend_last(), gv_backend_forced());
@@ -353,16 +353,16 @@ static void test_disabled(void)
  * The auto policy: which backend fetched @n data: files of @f (evicted
  * from the page cache first when @cold).
  */
-static int auto_fetch(const struct files *f, int n, bool cold)
+static int auto_fetch(const struct t_files *f, int n, bool cold)
 {
-	static const char *const names[FILES] = {
+	static const char *const names[T_FILES] = {
 		"data:f0", ":f1", ":f2", ":f3", ":f4", ":f5", ":f6", ":f7",
 		":f8", ":f9", ":f10", ":f11",
 	};
-	struct name_val vec[FILES];
-	char buf[FILES * 64];
+	struct name_val vec[T_FILES];
+	char buf[T_FILES * 64];
 
-	if (cold && !evict(f))
+	if (cold && !t_files_evict(f))
 		return -2;
 	for (int i = 0; i < n; i++)
 		vec[i] = (struct name_val){ .name = names[i] };
@@ -384,7 +384,7 @@ static const char *fetched_by(int b)
 	       "sync" : "(wrong values)";
 }
 
-static void expect_auto(const struct files *f, const char *fs, int n,
+static void expect_auto(const struct t_files *f, const char *fs, int n,
 			bool cold, int want)
 {
 	int got = auto_fetch(f, n, cold);
@@ -427,7 +427,7 @@ static int procfs_call(int num)
 
 static void *procfs_counts(void *arg)
 {
-	static const int counts[] = { FILES, 15, 16, 16, 64 };
+	static const int counts[] = { T_FILES, 15, 16, 16, 64 };
 	bool two = *(bool *)arg;
 
 	for (size_t k = 0; k < GV_ARRAY_SIZE(counts); k++) {
@@ -463,19 +463,19 @@ static int child_backend(struct name_val *vec)
 
 static void test_auto(void)
 {
-	struct files shm = { 0 }, *ext4 = &main_files;
+	struct t_files shm = { 0 }, *ext4 = &main_files;
 	struct statfs sfs;
 
 	/* a memory file system: one at a time, cold or not */
 	snprintf(shm.path, sizeof(shm.path), "/dev/shm");
 	setenv("TMPDIR", "/dev/shm", 1);
-	make_files(&shm, "auto-shm");
+	t_files_make(&shm, "auto-shm");
 	unsetenv("TMPDIR");
 	if (statfs(shm.path, &sfs) || sfs.f_type != TMPFS_MAGIC) {
 		tap_skip(2, "/dev/shm is not tmpfs here");
 	} else {
-		expect_auto(&shm, "tmpfs", FILES, false, GV_BACKEND_SYNC);
-		expect_auto(&shm, "tmpfs", FILES, true, GV_BACKEND_SYNC);
+		expect_auto(&shm, "tmpfs", T_FILES, false, GV_BACKEND_SYNC);
+		expect_auto(&shm, "tmpfs", T_FILES, true, GV_BACKEND_SYNC);
 	}
 
 	/* ext4: a batch from one file on, cached or not */
@@ -485,7 +485,7 @@ static void test_auto(void)
 		expect_auto(ext4, "ext4", 1, false, GV_BACKEND_URING);
 		expect_auto(ext4, "ext4", 1, true, GV_BACKEND_URING);
 		expect_auto(ext4, "ext4", 2, false, GV_BACKEND_URING);
-		expect_auto(ext4, "ext4", FILES, true, GV_BACKEND_URING);
+		expect_auto(ext4, "ext4", T_FILES, true, GV_BACKEND_URING);
 	}
 
 	/*
@@ -498,9 +498,9 @@ static void test_auto(void)
 		tap_skip(4, "%s is not on ext4", ext4->path);
 	} else {
 		gv_backend_force_fs_class(GV_FS_OTHER);
-		expect_auto(ext4, "another fs", FILES, false,
+		expect_auto(ext4, "another fs", T_FILES, false,
 			    GV_BACKEND_SYNC);
-		expect_auto(ext4, "another fs", FILES, true,
+		expect_auto(ext4, "another fs", T_FILES, true,
 			    GV_BACKEND_URING);
 		expect_auto(ext4, "another fs", 7, true, GV_BACKEND_SYNC);
 		expect_auto(ext4, "another fs", 8, true, GV_BACKEND_URING);
@@ -580,11 +580,11 @@ static void test_auto(void)
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
-		/* the choice between sync and uring, as backend_start() */
+		/* the choice between sync and uring, as t_backend_start() */
 		gv_backend_auto_native(false);
 		return helper(argc, argv);
 	}
-	backend_start(&main_files);
+	t_backend_start(&main_files);
 	test_env();
 	test_auto();
 	test_seccomp();

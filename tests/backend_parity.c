@@ -652,7 +652,7 @@ static void test_random(void)
 
 /*
  * readfile(): the same through both backends. (A FIFO without a writer
- * makes readfile() wait, as open(2) does: spec2_readfile_open.c.)
+ * makes readfile() wait, as open(2) does: readfile_open.c.)
  */
 static void test_readfile(void)
 {

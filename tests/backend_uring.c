@@ -16,15 +16,15 @@
 
 #include <getvalues.h>
 
-#include "backend_lib.h"
 #include "internal.h"
+#include "lib/backends.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
 #define THREADS		8
 #define THREAD_CALLS	10000
 
-static struct files main_files;
+static struct t_files main_files;
 
 /* ---- the tests ---- */
 
@@ -36,21 +36,21 @@ static void test_fork(void)
 
 	gv_backend_force(GV_BACKEND_URING);
 	before = t_count_fds();
-	tap_ok(read_all(&main_files) == 0 && readfile_two(&main_files) == 0,
+	tap_ok(t_files_get(&main_files) == 0 && t_files_readfile(&main_files) == 0,
 	       "uring: values right in the parent");
 	tap_is_long(t_count_fds(), before,
 		    "the ring's own descriptor does not outlive the call");
-	tap_ok(ring_maps() > 0, "the parent has a ring");
+	tap_ok(t_ring_maps() > 0, "the parent has a ring");
 	if (pipe2(pipefd, O_CLOEXEC))
 		tap_bail("pipe");
 	pid = fork();
 	if (pid == 0) {
-		int maps = ring_maps(), fds = t_count_fds(), bad = 0;
+		int maps = t_ring_maps(), fds = t_count_fds(), bad = 0;
 
 		for (int i = 0; i < 200; i++)
-			bad += read_all(&main_files) || readfile_two(&main_files);
+			bad += t_files_get(&main_files) || t_files_readfile(&main_files);
 		snprintf(report, sizeof(report), "%d %d %d %d %d %d", maps,
-			 ring_maps(), bad, t_count_fds() - fds,
+			 t_ring_maps(), bad, t_count_fds() - fds,
 			 gv_uring_busy_slots(), gv_backend_last());
 		if (write(pipefd[1], report, strlen(report)) < 0)
 			_exit(2);
@@ -77,13 +77,13 @@ static void test_fork(void)
 		tap_is_long(busy, 0, "no direct slot left in the child");
 	}
 	close(pipefd[0]);
-	tap_ok(read_all(&main_files) == 0 && readfile_two(&main_files) == 0 &&
+	tap_ok(t_files_get(&main_files) == 0 && t_files_readfile(&main_files) == 0 &&
 	       gv_backend_last() == GV_BACKEND_URING,
 	       "the parent's ring still works after the child's calls");
 }
 
 struct thread_arg {
-	struct files f;
+	struct t_files f;
 	long bad, busy;
 };
 
@@ -92,7 +92,7 @@ static void *thread_main(void *p)
 	struct thread_arg *a = p;
 
 	for (int i = 0; i < THREAD_CALLS; i++)
-		a->bad += (i % 8 ? read_all(&a->f) : readfile_two(&a->f)) != 0;
+		a->bad += (i % 8 ? t_files_get(&a->f) : t_files_readfile(&a->f)) != 0;
 	a->busy = gv_uring_busy_slots();
 	return NULL;
 }
@@ -109,10 +109,10 @@ static void test_threads(void)
 		char tag[16];
 
 		snprintf(tag, sizeof(tag), "thread%d", i);
-		make_files(&args[i].f, tag);
+		t_files_make(&args[i].f, tag);
 	}
 	before = t_count_fds();
-	maps_before = ring_maps();
+	maps_before = t_ring_maps();
 	for (int i = 0; i < THREADS; i++)
 		if (pthread_create(&t[i], NULL, thread_main, &args[i]))
 			tap_bail("pthread_create");
@@ -125,7 +125,7 @@ static void test_threads(void)
 		    "value right", THREADS, THREAD_CALLS);
 	tap_is_long(busy, 0, "no direct slot left in any thread");
 	tap_is_long(t_count_fds(), before, "no descriptor left");
-	tap_is_long(ring_maps(), maps_before,
+	tap_is_long(t_ring_maps(), maps_before,
 		    "the threads' rings are gone with the threads");
 }
 
@@ -143,8 +143,8 @@ static void test_leaks(void)
 			{ .name = "data:f2" },
 		};
 
-		bad += read_all(&main_files) != 0;
-		bad += readfile_two(&main_files) != 0;
+		bad += t_files_get(&main_files) != 0;
+		bad += t_files_readfile(&main_files) != 0;
 		/* an overflow stops the call with files in flight */
 		bad += getvalues(main_files.dir, "", v, 3, AT_EMPTY_PATH) != 0;
 		bad += readfile(main_files.dir, ".", buf, sizeof(buf), 0) != -1;
@@ -261,7 +261,7 @@ static void test_resize(void)
 
 int main(void)
 {
-	backend_start(&main_files);
+	t_backend_start(&main_files);
 	test_fork();
 	test_leaks();
 	test_resize();

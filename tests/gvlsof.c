@@ -10,31 +10,43 @@
  * saying so. Selections, errors and exit statuses are in gvlsof_select.c,
  * -E and -K in gvlsof_endpoints.c, -J and -j in gvlsof_json.c.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/netlink.h>
 #include <mqueue.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <pty.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
-#include <linux/netlink.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "gvlsof_lib.h"
+#include "lib/lsof.h"
+#include "lib/tap.h"
 
 static bool have_ipv6, have_mqueue, have_big_fd;
 static char mq_name[64];
 
 static int open_in_dir(const char *name, int flags)
 {
-	return gv_must(open(gv_path(name), flags | O_CREAT, 0644), name);
+	return ls_must(open(ls_path(name), flags | O_CREAT, 0644), name);
 }
 
 static void lock_range(int fd, short type, off_t len)
@@ -42,19 +54,19 @@ static void lock_range(int fd, short type, off_t len)
 	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
 			    .l_len = len };
 
-	gv_must(fcntl(fd, F_SETLK, &fl), "fcntl lock");
+	ls_must(fcntl(fd, F_SETLK, &fl), "fcntl lock");
 }
 
 static void map_file(const char *name, bool unlink_it)
 {
 	int fd = open_in_dir(name, O_RDWR);
 
-	gv_must(ftruncate(fd, 8192), "ftruncate");
+	ls_must(ftruncate(fd, 8192), "ftruncate");
 	if (mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED)
-		gv_must(-1, "mmap");
+		ls_must(-1, "mmap");
 	close(fd);
 	if (unlink_it)
-		unlink(gv_path(name));
+		unlink(ls_path(name));
 }
 
 static void inet_pair(int family)
@@ -76,25 +88,25 @@ static void inet_pair(int family)
 			close(l);
 			return;
 		}
-		gv_must(-1, "tcp listen");
+		ls_must(-1, "tcp listen");
 	}
-	gv_must(getsockname(l, (void *)&ss, &len), "getsockname");
-	c = gv_must(socket(family, SOCK_STREAM, 0), "tcp socket");
-	gv_must(connect(c, (void *)&ss, len), "connect");
-	gv_must(accept(l, NULL, NULL), "accept");
-	u = gv_must(socket(family, SOCK_DGRAM, 0), "udp socket");
+	ls_must(getsockname(l, (void *)&ss, &len), "getsockname");
+	c = ls_must(socket(family, SOCK_STREAM, 0), "tcp socket");
+	ls_must(connect(c, (void *)&ss, len), "connect");
+	ls_must(accept(l, NULL, NULL), "accept");
+	u = ls_must(socket(family, SOCK_DGRAM, 0), "udp socket");
 	if (family == AF_INET)
 		((struct sockaddr_in *)&ss)->sin_port = 0;
 	else
 		((struct sockaddr_in6 *)&ss)->sin6_port = 0;
-	gv_must(bind(u, (void *)&ss, len), "udp bind");
+	ls_must(bind(u, (void *)&ss, len), "udp bind");
 }
 
 static void unix_listener(const char *path, bool abstract)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	socklen_t len = sizeof(sun);
-	int fd = gv_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix socket");
+	int fd = ls_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix socket");
 
 	if (abstract) {
 		snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1, "%s",
@@ -104,8 +116,8 @@ static void unix_listener(const char *path, bool abstract)
 	} else {
 		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	}
-	gv_must(bind(fd, (void *)&sun, len), "unix bind");
-	gv_must(listen(fd, 1), "unix listen");
+	ls_must(bind(fd, (void *)&sun, len), "unix bind");
+	ls_must(listen(fd, 1), "unix listen");
 }
 
 /* Holder 0: one descriptor of every kind, with names to escape. */
@@ -125,17 +137,17 @@ static void hold_everything(void *arg)
 	open_in_dir("ro", O_RDONLY);
 	open_in_dir("wo", O_WRONLY);
 	fd = open_in_dir("rw", O_RDWR);
-	gv_must(write(fd, "getvalues", 9), "write");
+	ls_must(write(fd, "getvalues", 9), "write");
 	lock_range(fd, F_WRLCK, 0);			/* W: whole file */
-	gv_must(open(gv_dir, O_RDONLY | O_DIRECTORY), "dir");
+	ls_must(open(ls_dir, O_RDONLY | O_DIRECTORY), "dir");
 	open_in_dir("gone", O_RDWR);
-	unlink(gv_path("gone"));
-	gv_must(pipe(p), "pipe");
-	gv_must(mkfifo(gv_path("fifo"), 0600), "mkfifo");
-	gv_must(open(gv_path("fifo"), O_RDWR), "fifo");
-	gv_must(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), "socketpair");
-	unix_listener(gv_path("sock"), false);
-	unix_listener(gv_path("sock et"), false);
+	unlink(ls_path("gone"));
+	ls_must(pipe(p), "pipe");
+	ls_must(mkfifo(ls_path("fifo"), 0600), "mkfifo");
+	ls_must(open(ls_path("fifo"), O_RDWR), "fifo");
+	ls_must(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), "socketpair");
+	unix_listener(ls_path("sock"), false);
+	unix_listener(ls_path("sock et"), false);
 	{
 		/* abstract names are per network namespace: one per test run */
 		char name[64];
@@ -143,36 +155,36 @@ static void hold_everything(void *arg)
 		snprintf(name, sizeof(name), "gv-abstract-%d", (int)getppid());
 		unix_listener(name, true);
 	}
-	gv_must(socket(AF_UNIX, SOCK_DGRAM, 0), "unix dgram");
+	ls_must(socket(AF_UNIX, SOCK_DGRAM, 0), "unix dgram");
 	inet_pair(AF_INET);
 	inet_pair(AF_INET6);
-	fd = gv_must(socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE), "netlink");
-	gv_must(bind(fd, (void *)&snl, sizeof(snl)), "netlink bind");
+	fd = ls_must(socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE), "netlink");
+	ls_must(bind(fd, (void *)&snl, sizeof(snl)), "netlink bind");
 	/* an unbound netlink socket is in no /proc/net table: "sock" */
-	gv_must(socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE), "netlink");
-	gv_must(open("/dev/null", O_WRONLY), "/dev/null");
-	gv_must(open("/dev/urandom", O_RDONLY), "/dev/urandom");
-	efd = gv_must(eventfd(0, 0), "eventfd");
-	ep = gv_must(epoll_create1(0), "epoll");
-	gv_must(epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev), "epoll_ctl");
-	gv_must(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev), "epoll_ctl");
-	gv_must(timerfd_create(CLOCK_MONOTONIC, 0), "timerfd");
+	ls_must(socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE), "netlink");
+	ls_must(open("/dev/null", O_WRONLY), "/dev/null");
+	ls_must(open("/dev/urandom", O_RDONLY), "/dev/urandom");
+	efd = ls_must(eventfd(0, 0), "eventfd");
+	ep = ls_must(epoll_create1(0), "epoll");
+	ls_must(epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev), "epoll_ctl");
+	ls_must(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev), "epoll_ctl");
+	ls_must(timerfd_create(CLOCK_MONOTONIC, 0), "timerfd");
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGUSR1);
-	gv_must(signalfd(-1, &mask, 0), "signalfd");
-	gv_must((int)syscall(SYS_pidfd_open, getpid(), 0), "pidfd_open");
-	gv_must(openpty(&master, &slave, NULL, NULL, NULL), "openpty");
+	ls_must(signalfd(-1, &mask, 0), "signalfd");
+	ls_must((int)syscall(SYS_pidfd_open, getpid(), 0), "pidfd_open");
+	ls_must(openpty(&master, &slave, NULL, NULL, NULL), "openpty");
 	map_file("mapped", false);
 	map_file("mapped-gone", true);
-	gv_must(memfd_create("gv-memfd", 0), "memfd_create");
-	gv_must(open(gv_path("ro"), O_PATH), "O_PATH");
+	ls_must(memfd_create("gv-memfd", 0), "memfd_create");
+	ls_must(open(ls_path("ro"), O_PATH), "O_PATH");
 	fd = open_in_dir("big", O_RDWR);
 	if (lseek(fd, 123456789012LL, SEEK_SET) < 0)
-		gv_must(-1, "lseek");
+		ls_must(-1, "lseek");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		open_in_dir(names[i], O_RDWR);
 	if (have_mqueue)
-		gv_must(mq_open(mq_name, O_RDWR | O_CREAT, 0600, NULL),
+		ls_must(mq_open(mq_name, O_RDWR | O_CREAT, 0600, NULL),
 			"mq_open");
 	if (have_big_fd) {
 		struct rlimit rl;
@@ -180,18 +192,10 @@ static void hold_everything(void *arg)
 		/* the soft limit is often 1024, the hard one higher */
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur <= 12345) {
 			rl.rlim_cur = 12346;
-			gv_must(setrlimit(RLIMIT_NOFILE, &rl), "setrlimit");
+			ls_must(setrlimit(RLIMIT_NOFILE, &rl), "setrlimit");
 		}
-		gv_must(dup2(0, 12345), "dup2");	/* lsof's "*345" */
+		ls_must(dup2(0, 12345), "dup2");	/* lsof's "*345" */
 	}
-}
-
-static void *idle(void *arg)
-{
-	prctl(PR_SET_NAME, arg);
-	for (;;)
-		pause();
-	return NULL;
 }
 
 /* Holder 1: other locks, threads, a command name that is UTF-8. */
@@ -206,11 +210,11 @@ static void hold_locks(void *arg)
 	lock_range(fd, F_RDLCK, 0);		/* R: whole file */
 	fd = open_in_dir("rw2", O_RDWR);
 	lock_range(fd, F_WRLCK, 4);		/* w: a range */
-	gv_must(dup(fd), "dup");
+	ls_must(dup(fd), "dup");
 	for (int i = 0; i < 2; i++)
-		if (pthread_create(&t, NULL, idle, i ? "gv worker1" :
+		if (pthread_create(&t, NULL, ls_idle, i ? "gv worker1" :
 						      "gv worker0"))
-			gv_must(-1, "pthread_create");
+			ls_must(-1, "pthread_create");
 }
 
 /* lsof's own view of the holders covers every kind listed here. */
@@ -233,10 +237,10 @@ static void check_coverage(void)
 		{ "TST=LISTEN", "listeners" },
 		{ "TST=ESTABLISHED", "a connection" },
 	};
-	const char *args[] = { "-F", "-a", "-p", gv_pids(), NULL };
-	struct gv_run r = { 0 };
+	const char *args[] = { "-F", "-a", "-p", ls_pids(), NULL };
+	struct ls_run r = { 0 };
 
-	gv_run(&r, "lsof", "C", args);
+	ls_run(&r, "lsof", "C", args);
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
 		tap_ok(strstr(r.out, k[i].field), "lsof shows %s", k[i].what);
 	if (have_big_fd)
@@ -254,7 +258,7 @@ static void check_coverage(void)
 		       "lsof shows a POSIX message queue");
 	else
 		tap_skip(1, "no mqueue file system mounted");
-	gv_run_free(&r);
+	ls_run_free(&r);
 }
 
 /* lsof's output options, each ANDed with the holders' PIDs */
@@ -280,10 +284,10 @@ int main(void)
 	static const char *const locales[] = { "C", "C.utf8" };
 	int nlocales = 1;
 
-	if (!gv_have_lsof())
+	if (!ls_have_lsof())
 		tap_skip_all("lsof is not installed (make check installs it "
 			     "through scripts/deps.sh)");
-	gv_init("gvlsof");
+	ls_init("gvlsof");
 	{
 		int s = socket(AF_INET6, SOCK_STREAM, 0);
 		struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
@@ -308,9 +312,9 @@ int main(void)
 	}
 	if (!system("locale -a 2>/dev/null | grep -qix c.utf8"))
 		nlocales = 2;
-	gv_holder(hold_everything, NULL, NULL);
-	gv_holder(hold_locks, NULL, NULL);
-	atexit(gv_kill_holders);
+	ls_holder(hold_everything, NULL, NULL);
+	ls_holder(hold_locks, NULL, NULL);
+	atexit(ls_kill_holders);
 	if (have_mqueue)
 		mq_unlink(mq_name);
 
@@ -325,13 +329,13 @@ int main(void)
 				args[n++] = *a;
 			args[n++] = "-a";
 			args[n++] = "-p";
-			args[n++] = gv_pids();
+			args[n++] = ls_pids();
 			args[n] = NULL;
-			gv_same(locales[l], args);
+			ls_same(locales[l], args);
 		}
 	}
 	if (nlocales < 2)
 		tap_skip(1, "no C.utf8 locale here");
-	gv_kill_holders();
+	ls_kill_holders();
 	return tap_done();
 }

@@ -20,17 +20,26 @@
  * gvlsof runs as "lsof" too).
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "gvlsof_lib.h"
+#include "lib/lsof.h"
+#include "lib/tap.h"
 
-#define SAME(...)	gv_same_v("C", __VA_ARGS__, NULL)
+#define SAME(...)	ls_same_v("C", __VA_ARGS__, NULL)
 /* the tools themselves left out */
-#define SAME_X(...)	gv_same_v("C", "-c", "^lsof", __VA_ARGS__, NULL)
+#define SAME_X(...)	ls_same_v("C", "-c", "^lsof", __VA_ARGS__, NULL)
 
 static char port[16], held[PATH_MAX];
 
@@ -123,18 +132,18 @@ static void hold_server(void *arg)
 
 	(void)arg;
 	prctl(PR_SET_NAME, "gv server");
-	gv_must(open(held, O_RDWR | O_CREAT, 0644), "held");
-	gv_must(open(gv_dir, O_RDONLY | O_DIRECTORY), "dir");
-	fd = gv_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
-	gv_must(bind(fd, (void *)&sin, sizeof(sin)), "bind");
-	gv_must(listen(fd, 4), "listen");
-	gv_must(socket(AF_INET, SOCK_DGRAM, 0), "udp");
-	fd = gv_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", gv_path("sock"));
-	gv_must(bind(fd, (void *)&sun, sizeof(sun)), "unix bind");
-	gv_must(listen(fd, 1), "unix listen");
-	gv_must(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), "socketpair");
-	gv_must(pipe(sv), "pipe");
+	ls_must(open(held, O_RDWR | O_CREAT, 0644), "held");
+	ls_must(open(ls_dir, O_RDONLY | O_DIRECTORY), "dir");
+	fd = ls_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
+	ls_must(bind(fd, (void *)&sin, sizeof(sin)), "bind");
+	ls_must(listen(fd, 4), "listen");
+	ls_must(socket(AF_INET, SOCK_DGRAM, 0), "udp");
+	fd = ls_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", ls_path("sock"));
+	ls_must(bind(fd, (void *)&sun, sizeof(sun)), "unix bind");
+	ls_must(listen(fd, 1), "unix listen");
+	ls_must(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), "socketpair");
+	ls_must(pipe(sv), "pipe");
 }
 
 /* Holder 1: a connection to holder 0, the held file, another name. */
@@ -147,9 +156,9 @@ static void hold_client(void *arg)
 
 	(void)arg;
 	prctl(PR_SET_NAME, "gvclient");
-	gv_must(open(held, O_RDONLY), "held");
-	fd = gv_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
-	gv_must(connect(fd, (void *)&sin, sizeof(sin)), "connect");
+	ls_must(open(held, O_RDONLY), "held");
+	fd = ls_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
+	ls_must(connect(fd, (void *)&sin, sizeof(sin)), "connect");
 }
 
 /* -d with the file criteria, ORed and ANDed. */
@@ -198,7 +207,7 @@ static void searches(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		gv_same("C", cases[i]);
+		ls_same("C", cases[i]);
 }
 
 /* -F: every letter lsof takes, whether or not it prints the field. */
@@ -206,7 +215,7 @@ static void field_letters(void)
 {
 	char pids[64];
 
-	snprintf(pids, sizeof(pids), "%s", gv_pids());
+	snprintf(pids, sizeof(pids), "%s", ls_pids());
 	SAME("-a", "-p", pids, "-F", "pZn");
 	SAME("-a", "-p", pids, "-F", "pzn");
 	SAME("-a", "-p", pids, "-F", "pCFNn");
@@ -218,22 +227,22 @@ int main(void)
 {
 	const char *why;
 
-	if (!gv_have_lsof())
+	if (!ls_have_lsof())
 		tap_skip_all("lsof is not installed (make check installs it "
 			     "through scripts/deps.sh)");
 	why = enter_pid_namespace();
 	if (why)
 		tap_skip_all("%s", why);
-	gv_init("gvlsof-combined");
-	snprintf(held, sizeof(held), "%s", gv_path("held"));
+	ls_init("gvlsof-combined");
+	snprintf(held, sizeof(held), "%s", ls_path("held"));
 	snprintf(port, sizeof(port), "%d", free_port());
-	gv_holder(hold_server, NULL, NULL);
-	gv_holder(hold_client, NULL, NULL);
-	atexit(gv_kill_holders);
+	ls_holder(hold_server, NULL, NULL);
+	ls_holder(hold_client, NULL, NULL);
+	atexit(ls_kill_holders);
 
 	fd_sets();
 	searches();
 	field_letters();
-	gv_kill_holders();
+	ls_kill_holders();
 	return tap_done();
 }

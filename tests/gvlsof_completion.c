@@ -6,9 +6,22 @@
  * (across bash's ':' word break), -i and -s values attached to the option,
  * file names.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "gvlsof_lib.h"
+#include "lib/lsof.h"
+#include "lib/tap.h"
 
 static const char bash_completion[] =
 	"/usr/share/bash-completion/bash_completion";
@@ -34,13 +47,13 @@ static char *complete(const char *line)
 		"printf '%s\\n' \"${COMPREPLY[@]}\"\n";
 	const char *argv[] = { "bash", "-c", script, "bash", bash_completion,
 			       script_path, line, NULL };
-	struct gv_run r = { 0 };
+	struct ls_run r = { 0 };
 	char *out;
 
-	gv_run_as(&r, "C", 0, NULL, (char *const *)argv);
+	ls_run_as(&r, "C", 0, NULL, (char *const *)argv);
 	out = r.out;
 	r.out = NULL;
-	gv_run_free(&r);
+	ls_run_free(&r);
 	return out;
 }
 
@@ -99,12 +112,12 @@ int main(void)
 	if (access(script_path, R_OK))
 		tap_skip_all("completion/gvlsof is not here (a test run "
 			     "outside the source tree)");
-	gv_init("gvlsof-completion");
-	if (mkdir(gv_path("subdir"), 0755) ||
-	    close(open(gv_path("afile"), O_WRONLY | O_CREAT, 0644)))
+	ls_init("gvlsof-completion");
+	if (mkdir(ls_path("subdir"), 0755) ||
+	    close(open(ls_path("afile"), O_WRONLY | O_CREAT, 0644)))
 		tap_bail("scratch files: %s", strerror(errno));
-	h = gv_holder(hold, "gvcomplete", NULL);
-	atexit(gv_kill_holders);
+	h = ls_holder(hold, "gvcomplete", NULL);
+	atexit(ls_kill_holders);
 	snprintf(pid, sizeof(pid), "%d", (int)h);
 	snprintf(caret, sizeof(caret), "^%d", (int)h);
 	pw = getpwuid(geteuid());
@@ -150,20 +163,20 @@ int main(void)
 
 		check("gvlsof -F pc", w, NULL, "-F: one more field letter");
 	}
-	snprintf(line, sizeof(line), "gvlsof +D %s/su", gv_dir);
+	snprintf(line, sizeof(line), "gvlsof +D %s/su", ls_dir);
 	{
 		char want[PATH_MAX];
 		const char *w[] = { want, NULL };
 
-		snprintf(want, sizeof(want), "%s/subdir", gv_dir);
+		snprintf(want, sizeof(want), "%s/subdir", ls_dir);
 		check(line, w, NULL, "+D: a directory");
 	}
-	snprintf(line, sizeof(line), "gvlsof +D %s/af", gv_dir);
+	snprintf(line, sizeof(line), "gvlsof +D %s/af", ls_dir);
 	{
 		char want[PATH_MAX];
 		const char *n[] = { want, NULL };
 
-		snprintf(want, sizeof(want), "%s/afile", gv_dir);
+		snprintf(want, sizeof(want), "%s/afile", ls_dir);
 		check(line, NULL, n, "+D: not a file");
 	}
 	{
@@ -189,14 +202,14 @@ int main(void)
 
 		check("gvlsof -iTC", w, NULL, "-iTCP: attached");
 	}
-	snprintf(line, sizeof(line), "gvlsof -n %s/af", gv_dir);
+	snprintf(line, sizeof(line), "gvlsof -n %s/af", ls_dir);
 	{
 		char want[PATH_MAX];
 		const char *w[] = { want, NULL };
 
-		snprintf(want, sizeof(want), "%s/afile", gv_dir);
+		snprintf(want, sizeof(want), "%s/afile", ls_dir);
 		check(line, w, NULL, "a file name");
 	}
-	gv_kill_holders();
+	ls_kill_holders();
 	return tap_done();
 }

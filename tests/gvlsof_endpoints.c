@@ -7,15 +7,28 @@
  * the same output for -E and +E with other selections, -F and -K.
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <mqueue.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <pty.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "gvlsof_lib.h"
+#include "lib/lsof.h"
+#include "lib/tap.h"
 
 static int shared[16];		/* the ends, by the test, before the fork */
 static char mq_name[64];
@@ -76,7 +89,7 @@ static void make_shared(void)
 	have_ipv6 = shared[TCP6_A] >= 0;
 	/* a listener and a connection it never accepts */
 	shared[UX_LISTEN] = socket(AF_UNIX, SOCK_STREAM, 0);
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", gv_path("ux"));
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", ls_path("ux"));
 	if (bind(shared[UX_LISTEN], (void *)&sun, sizeof(sun)) ||
 	    listen(shared[UX_LISTEN], 1))
 		tap_bail("unix listen: %s", strerror(errno));
@@ -106,14 +119,6 @@ static void hold_end(void *arg)
 	prctl(PR_SET_NAME, (const char *)arg);
 }
 
-static void *idle(void *arg)
-{
-	prctl(PR_SET_NAME, arg);
-	for (;;)
-		pause();
-	return NULL;
-}
-
 /* A process with threads, one of which names itself. */
 static void hold_threads(void *arg)
 {
@@ -121,10 +126,10 @@ static void hold_threads(void *arg)
 
 	(void)arg;
 	prctl(PR_SET_NAME, "gvthreads");
-	gv_must(open("/dev/null", O_RDONLY), "/dev/null");
+	ls_must(open("/dev/null", O_RDONLY), "/dev/null");
 	for (int i = 0; i < 3; i++)
-		if (pthread_create(&t, NULL, idle, i ? "gvworker" : "gv w"))
-			gv_must(-1, "pthread_create");
+		if (pthread_create(&t, NULL, ls_idle, i ? "gvworker" : "gv w"))
+			ls_must(-1, "pthread_create");
 }
 
 int main(void)
@@ -132,50 +137,50 @@ int main(void)
 	char p0[16], p1[16], p2[16], pids01[40];
 	int keep0[NSHARED + 1], keep1[NSHARED + 1];
 
-	if (!gv_have_lsof())
+	if (!ls_have_lsof())
 		tap_skip_all("lsof is not installed (make check installs it "
 			     "through scripts/deps.sh)");
-	gv_init("gvlsof-ept");
+	ls_init("gvlsof-ept");
 	snprintf(mq_name, sizeof(mq_name), "/gv-ept-%d", getpid());
 	have_mqueue = true;
 	make_shared();
 	keep_ends(0, keep0);
 	keep_ends(1, keep1);
-	gv_holder(hold_end, "gv end0", keep0);
-	gv_holder(hold_end, "gvend1", keep1);
-	gv_holder(hold_threads, NULL, NULL);
-	atexit(gv_kill_holders);
+	ls_holder(hold_end, "gv end0", keep0);
+	ls_holder(hold_end, "gvend1", keep1);
+	ls_holder(hold_threads, NULL, NULL);
+	atexit(ls_kill_holders);
 	/* the test keeps no end: the holders are each other's only ends */
 	for (int i = 0; i < NSHARED; i++)
 		if (shared[i] >= 0)
 			close(shared[i]);
-	snprintf(p0, sizeof(p0), "%d", (int)gv_holders[0]);
-	snprintf(p1, sizeof(p1), "%d", (int)gv_holders[1]);
-	snprintf(p2, sizeof(p2), "%d", (int)gv_holders[2]);
+	snprintf(p0, sizeof(p0), "%d", (int)ls_holders[0]);
+	snprintf(p1, sizeof(p1), "%d", (int)ls_holders[1]);
+	snprintf(p2, sizeof(p2), "%d", (int)ls_holders[2]);
 	snprintf(pids01, sizeof(pids01), "%s,%s", p0, p1);
 
-	gv_same_v("C", "-E", "-a", "-p", p0, NULL);
-	gv_same_v("C", "+E", "-a", "-p", p0, NULL);
-	gv_same_v("C", "-E", "-a", "-p", pids01, NULL);
-	gv_same_v("C", "+E", "-a", "-p", pids01, NULL);
-	gv_same_v("C", "+E", "-a", "-p", p1, "-n", "-P", NULL);
-	gv_same_v("C", "-E", "-a", "-p", p0, "-i", "-n", "-P", NULL);
-	gv_same_v("C", "+E", "-a", "-p", p0, "-i", "-n", "-P", NULL);
-	gv_same_v("C", "-E", "-a", "-p", p0, "-U", NULL);
-	gv_same_v("C", "+E", "-a", "-p", p0, "-U", NULL);
-	gv_same_v("C", "-E", "-a", "-p", p0, "-d", "0-200", NULL);
-	gv_same_v("C", "+E", "-a", "-p", p0, "+c", "0", NULL);
-	gv_same_v("C", "+E", "-a", "-p", p0, "+c", "4", NULL);
-	gv_same_v("C", "-E", "-F", "-a", "-p", pids01, NULL);
-	gv_same_v("C", "+E", "-F0", "-a", "-p", p0, NULL);
-	gv_same_v("C", "+E", "-t", "-a", "-p", p0, NULL);
-	gv_same_v("C", "-E", "-K", "-a", "-p", pids01, NULL);
-	gv_same_v("C", "-K", "-a", "-p", p2, NULL);
-	gv_same_v("C", "-K", "-p", p2, "-a", "-d", "0", NULL);
-	gv_same_v("C", "-K", "-F", "-a", "-p", p2, NULL);
-	gv_same_v("C", "-K", "-t", "-a", "-p", p2, NULL);
-	gv_same_v("C", "-Ki", "-a", "-p", p2, NULL);
-	gv_same_v("C", "-K", "-a", "-c", "gvthr", NULL);
+	ls_same_v("C", "-E", "-a", "-p", p0, NULL);
+	ls_same_v("C", "+E", "-a", "-p", p0, NULL);
+	ls_same_v("C", "-E", "-a", "-p", pids01, NULL);
+	ls_same_v("C", "+E", "-a", "-p", pids01, NULL);
+	ls_same_v("C", "+E", "-a", "-p", p1, "-n", "-P", NULL);
+	ls_same_v("C", "-E", "-a", "-p", p0, "-i", "-n", "-P", NULL);
+	ls_same_v("C", "+E", "-a", "-p", p0, "-i", "-n", "-P", NULL);
+	ls_same_v("C", "-E", "-a", "-p", p0, "-U", NULL);
+	ls_same_v("C", "+E", "-a", "-p", p0, "-U", NULL);
+	ls_same_v("C", "-E", "-a", "-p", p0, "-d", "0-200", NULL);
+	ls_same_v("C", "+E", "-a", "-p", p0, "+c", "0", NULL);
+	ls_same_v("C", "+E", "-a", "-p", p0, "+c", "4", NULL);
+	ls_same_v("C", "-E", "-F", "-a", "-p", pids01, NULL);
+	ls_same_v("C", "+E", "-F0", "-a", "-p", p0, NULL);
+	ls_same_v("C", "+E", "-t", "-a", "-p", p0, NULL);
+	ls_same_v("C", "-E", "-K", "-a", "-p", pids01, NULL);
+	ls_same_v("C", "-K", "-a", "-p", p2, NULL);
+	ls_same_v("C", "-K", "-p", p2, "-a", "-d", "0", NULL);
+	ls_same_v("C", "-K", "-F", "-a", "-p", p2, NULL);
+	ls_same_v("C", "-K", "-t", "-a", "-p", p2, NULL);
+	ls_same_v("C", "-Ki", "-a", "-p", p2, NULL);
+	ls_same_v("C", "-K", "-a", "-c", "gvthr", NULL);
 	/*
 	 * A message queue is PSXMQ only where the mqueue file system is
 	 * mounted: in a mount namespace of their own, for both tools.
@@ -184,8 +189,8 @@ int main(void)
 		tap_skip(3, "no POSIX message queues here");
 	} else if (!system("grep -qw mqueue /proc/self/mounts")) {
 		tap_ok(true, "mqueue is mounted here");
-		gv_same_v("C", "+E", "-a", "-p", p0, NULL);
-		gv_same_v("C", "-E", "-F", "-a", "-p", pids01, NULL);
+		ls_same_v("C", "+E", "-a", "-p", p0, NULL);
+		ls_same_v("C", "-E", "-F", "-a", "-p", pids01, NULL);
 	} else if (geteuid() || system("unshare -m true 2>/dev/null")) {
 		tap_skip(3, "no mqueue file system mounted, and mounting one "
 			 "in a mount namespace needs root");
@@ -193,22 +198,22 @@ int main(void)
 		static char cmd[PATH_MAX + 64];
 		const char *wrap[] = { "unshare", "-m", "sh", "-c", cmd, NULL };
 		const char *args[] = { "+E", "-a", "-p", p0, NULL };
-		struct gv_run r = { 0 };
+		struct ls_run r = { 0 };
 
 		snprintf(cmd, sizeof(cmd), "mkdir -p %s && mount -t mqueue "
-			 "mqueue %s && exec \"$0\" \"$@\"", gv_path("mq"),
-			 gv_path("mq"));
-		gv_wrap = wrap;
-		gv_run(&r, gv_as_lsof, "C", args);
+			 "mqueue %s && exec \"$0\" \"$@\"", ls_path("mq"),
+			 ls_path("mq"));
+		ls_wrap = wrap;
+		ls_run(&r, ls_as_lsof, "C", args);
 		tap_ok(strstr(r.out, " PSXMQ ") != NULL,
 		       "a message queue is PSXMQ with mqueue mounted");
-		gv_run_free(&r);
-		gv_same_v("C", "+E", "-a", "-p", p0, NULL);
-		gv_same_v("C", "-E", "-F", "-a", "-p", pids01, NULL);
-		gv_wrap = NULL;
+		ls_run_free(&r);
+		ls_same_v("C", "+E", "-a", "-p", p0, NULL);
+		ls_same_v("C", "-E", "-F", "-a", "-p", pids01, NULL);
+		ls_wrap = NULL;
 	}
 	if (!have_ipv6)
 		tap_diag("no IPv6 on the loopback: no IPv6 endpoints");
-	gv_kill_holders();
+	ls_kill_holders();
 	return tap_done();
 }

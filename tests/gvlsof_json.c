@@ -10,12 +10,25 @@
  * The JSON is read by python3 (scripts/deps.sh check installs it); where
  * there is none, those checks skip, saying so.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "gvlsof_lib.h"
+#include "lib/lsof.h"
+#include "lib/tap.h"
 
 static const char compare_py[] =
 "import json, sys\n"
@@ -135,7 +148,7 @@ static bool have_python;
 
 static int open_in_dir(const char *name, int flags)
 {
-	return gv_must(open(gv_path(name), flags | O_CREAT, 0644), name);
+	return ls_must(open(ls_path(name), flags | O_CREAT, 0644), name);
 }
 
 /* Files with values of every field, and names JSON must escape. */
@@ -152,23 +165,23 @@ static void hold(void *arg)
 
 	prctl(PR_SET_NAME, arg);
 	fd = open_in_dir("rw", O_RDWR);
-	gv_must(write(fd, "json", 4), "write");
-	gv_must(pipe(p), "pipe");
+	ls_must(write(fd, "json", 4), "write");
+	ls_must(pipe(p), "pipe");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		open_in_dir(names[i], O_RDONLY);
 	/* a kernel without CONFIG_INET (the kcheck guest): no inet sockets */
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd >= 0 || errno != EAFNOSUPPORT) {
-		gv_must(fd, "socket");
-		gv_must(bind(fd, (void *)&sin, sizeof(sin)), "bind");
-		gv_must(listen(fd, 1), "listen");
-		gv_must(socket(AF_INET, SOCK_DGRAM, 0), "udp");
+		ls_must(fd, "socket");
+		ls_must(bind(fd, (void *)&sin, sizeof(sin)), "bind");
+		ls_must(listen(fd, 1), "listen");
+		ls_must(socket(AF_INET, SOCK_DGRAM, 0), "udp");
 	}
-	gv_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
-	efd = gv_must(eventfd(0, 0), "eventfd");
-	ep = gv_must(epoll_create1(0), "epoll");
-	gv_must(epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev), "epoll_ctl");
-	gv_must(open("/dev/null", O_WRONLY), "/dev/null");
+	ls_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
+	efd = ls_must(eventfd(0, 0), "eventfd");
+	ep = ls_must(epoll_create1(0), "epoll");
+	ls_must(epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev), "epoll_ctl");
+	ls_must(open("/dev/null", O_WRONLY), "/dev/null");
 }
 
 /*
@@ -181,24 +194,24 @@ static void against_f0(const char *what, const char *spec,
 	const char *av[32];
 	char f0[PATH_MAX], js[PATH_MAX], jl[PATH_MAX], cmd[4 * PATH_MAX];
 	char f0spec[64];
-	struct gv_run r = { 0 };
+	struct ls_run r = { 0 };
 	size_t n = 0;
 	FILE *f;
 	char res[1024] = "";
 
-	snprintf(f0, sizeof(f0), "%s/f0", gv_dir);
-	snprintf(js, sizeof(js), "%s/j", gv_dir);
-	snprintf(jl, sizeof(jl), "%s/jl", gv_dir);
+	snprintf(f0, sizeof(f0), "%s/f0", ls_dir);
+	snprintf(js, sizeof(js), "%s/j", ls_dir);
+	snprintf(jl, sizeof(jl), "%s/jl", ls_dir);
 	snprintf(f0spec, sizeof(f0spec), "-F0%s", spec ? spec : "");
 	av[n++] = "lsof";
 	av[n++] = f0spec;
 	for (const char *const *a = args; *a; a++)
 		av[n++] = *a;
 	av[n] = NULL;
-	gv_run_as(&r, "C", 0, f0, (char *const *)av);
-	gv_run_free(&r);
+	ls_run_as(&r, "C", 0, f0, (char *const *)av);
+	ls_run_free(&r);
 	n = 0;
-	av[n++] = gv_tool;
+	av[n++] = ls_tool;
 	av[n++] = "-J";
 	if (spec) {
 		av[n++] = "-F";
@@ -207,13 +220,13 @@ static void against_f0(const char *what, const char *spec,
 	for (const char *const *a = args; *a; a++)
 		av[n++] = *a;
 	av[n] = NULL;
-	gv_run_as(&r, "C", 0, js, (char *const *)av);
-	gv_run_free(&r);
+	ls_run_as(&r, "C", 0, js, (char *const *)av);
+	ls_run_free(&r);
 	av[1] = "-j";
-	gv_run_as(&r, "C", 0, jl, (char *const *)av);
-	gv_run_free(&r);
+	ls_run_as(&r, "C", 0, jl, (char *const *)av);
+	ls_run_free(&r);
 	snprintf(cmd, sizeof(cmd), "python3 %s/compare.py %s %s %s 2>&1",
-		 gv_dir, f0, js, jl);
+		 ls_dir, f0, js, jl);
 	f = popen(cmd, "r");
 	if (f) {
 		if (!fgets(res, sizeof(res), f))
@@ -258,43 +271,43 @@ static void status_checks(void)
 		{ { "+J" }, 1, "+J is not supported", "+J" },
 		{ { "+j" }, 1, "+j is not supported", "+j" },
 	};
-	struct gv_run r = { 0 };
+	struct ls_run r = { 0 };
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		gv_run(&r, gv_tool, "C", cases[i].args);
+		ls_run(&r, ls_tool, "C", cases[i].args);
 		tap_ok(r.status == cases[i].status &&
 		       (!cases[i].err || strstr(r.err, cases[i].err)),
 		       "%s", cases[i].what);
-		gv_run_free(&r);
+		ls_run_free(&r);
 	}
 	{
 		const char *a[] = { "-J", "-p", "999999999", NULL };
 
-		gv_run(&r, gv_tool, "C", a);
+		ls_run(&r, ls_tool, "C", a);
 		tap_ok(!strcmp(r.out, "{\"lsof_version\":\"4.95.0\","
 			       "\"processes\":[]}\n"),
 		       "-J, nothing found: an empty document");
-		gv_run_free(&r);
+		ls_run_free(&r);
 	}
 	{
 		const char *a[] = { "-j", "-p", "999999999", NULL };
 
-		gv_run(&r, gv_tool, "C", a);
+		ls_run(&r, ls_tool, "C", a);
 		tap_ok(r.out_len == 0, "-j, nothing found: nothing printed");
-		gv_run_free(&r);
+		ls_run_free(&r);
 	}
 	{
 		char brief[16];
 		const char *a[] = { "-j", "+r", "1", "-p", brief, NULL };
 
-		snprintf(brief, sizeof(brief), "%d", (int)gv_brief(2500));
-		gv_run(&r, gv_tool, "C", a);
-		gv_brief_reap();
+		snprintf(brief, sizeof(brief), "%d", (int)ls_brief(2500));
+		ls_run(&r, ls_tool, "C", a);
+		ls_brief_reap();
 		tap_ok(r.status == 0 && strstr(r.out, "}\n\n{") &&
 		       r.out_len > 4 &&
 		       !strcmp(r.out + r.out_len - 4, "}\n\n\n"),
 		       "-j +r: each cycle ends with an empty line");
-		gv_run_free(&r);
+		ls_run_free(&r);
 	}
 	{
 		static const char empty[] =
@@ -304,16 +317,16 @@ static void status_checks(void)
 		const char *p;
 		int docs = 0;
 
-		snprintf(brief, sizeof(brief), "%d", (int)gv_brief(2500));
-		gv_run(&r, gv_tool, "C", a);
-		gv_brief_reap();
+		snprintf(brief, sizeof(brief), "%d", (int)ls_brief(2500));
+		ls_run(&r, ls_tool, "C", a);
+		ls_brief_reap();
 		for (p = r.out; (p = strstr(p, "{\"lsof_version\"")); p++)
 			docs++;
 		tap_ok(r.status == 0 && docs >= 3 &&
 		       r.out_len > sizeof(empty) - 1 &&
 		       !strcmp(r.out + r.out_len - (sizeof(empty) - 1), empty),
 		       "-J +r: a document a cycle, the last one empty");
-		gv_run_free(&r);
+		ls_run_free(&r);
 	}
 }
 
@@ -322,18 +335,18 @@ int main(void)
 	char pids[40];
 	int fd;
 
-	gv_init("gvlsof-json");
+	ls_init("gvlsof-json");
 	have_python = !system("python3 -c 'import json' >/dev/null 2>&1");
-	fd = open(gv_path("compare.py"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = open(ls_path("compare.py"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, compare_py, sizeof(compare_py) - 1) !=
 		      (ssize_t)sizeof(compare_py) - 1)
 		tap_bail("compare.py: %s", strerror(errno));
 	close(fd);
-	gv_holder(hold, "gv json", NULL);
-	gv_holder(hold, "gvjson2", NULL);
-	atexit(gv_kill_holders);
-	snprintf(pids, sizeof(pids), "%s", gv_pids());
-	if (!gv_have_lsof())
+	ls_holder(hold, "gv json", NULL);
+	ls_holder(hold, "gvjson2", NULL);
+	atexit(ls_kill_holders);
+	snprintf(pids, sizeof(pids), "%s", ls_pids());
+	if (!ls_have_lsof())
 		tap_skip(6, "lsof is not installed (make check installs it "
 			 "through scripts/deps.sh)");
 	else if (!have_python)
@@ -342,6 +355,6 @@ int main(void)
 	else
 		json_checks(pids);
 	status_checks();
-	gv_kill_holders();
+	ls_kill_holders();
 	return tap_done();
 }

@@ -8,13 +8,25 @@
  * CPU it may run on, and none when it may run on one.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "gvlsof_lib.h"
+#include "lib/lsof.h"
+#include "lib/tap.h"
 
-#define HOLDERS		GV_MAX_HOLDERS
+#define HOLDERS		LS_MAX_HOLDERS
 #define KINDS		8	/* descriptors opened per kind and holder */
 
 /* A holder with KINDS descriptors of each of eight kinds. */
@@ -24,16 +36,16 @@ static void hold_many(void *arg)
 	int p[2], sp[2];
 
 	snprintf(name, sizeof(name), "f%d", (int)(long)arg);
-	close(open(gv_path(name), O_RDWR | O_CREAT, 0644));
+	close(open(ls_path(name), O_RDWR | O_CREAT, 0644));
 	for (int i = 0; i < KINDS; i++) {
-		gv_must(open(gv_path(name), O_RDONLY), "open ro");
-		gv_must(open(gv_path(name), O_WRONLY), "open wo");
-		gv_must(open(gv_path(name), O_RDWR), "open rw");
-		gv_must(open(gv_dir, O_RDONLY | O_DIRECTORY), "open dir");
-		gv_must(open("/dev/null", O_RDWR), "open /dev/null");
-		gv_must(pipe(p), "pipe");
-		gv_must(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), "socketpair");
-		gv_must(eventfd(0, 0), "eventfd");
+		ls_must(open(ls_path(name), O_RDONLY), "open ro");
+		ls_must(open(ls_path(name), O_WRONLY), "open wo");
+		ls_must(open(ls_path(name), O_RDWR), "open rw");
+		ls_must(open(ls_dir, O_RDONLY | O_DIRECTORY), "open dir");
+		ls_must(open("/dev/null", O_RDWR), "open /dev/null");
+		ls_must(pipe(p), "pipe");
+		ls_must(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), "socketpair");
+		ls_must(eventfd(0, 0), "eventfd");
 	}
 }
 
@@ -83,19 +95,19 @@ static int threads(pid_t pid)
  */
 static int repeat_threads(void)
 {
-	const char *argv[] = { gv_tool, "-n", "-P", "-r", "1", "-a", "-p",
-			       gv_pids(), NULL };
+	const char *argv[] = { ls_tool, "-n", "-P", "-r", "1", "-a", "-p",
+			       ls_pids(), NULL };
 	int n = -1, st;
 	pid_t pid;
 
 	/* no marker of an earlier run is taken for this one's */
-	unlink(gv_path("repeat"));
+	unlink(ls_path("repeat"));
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		tap_bail("fork: %s", strerror(errno));
 	if (!pid) {
-		int out = open(gv_path("repeat"), O_WRONLY | O_CREAT | O_TRUNC,
+		int out = open(ls_path("repeat"), O_WRONLY | O_CREAT | O_TRUNC,
 			       0644);
 
 		if (out < 0 || dup2(out, 1) < 0)
@@ -105,7 +117,7 @@ static int repeat_threads(void)
 	}
 	for (int i = 0; i < 6000; i++) {
 		size_t len;
-		char *out = gv_slurp(gv_path("repeat"), &len);
+		char *out = ls_slurp(ls_path("repeat"), &len);
 		bool ended = strstr(out, "\n=======\n");
 
 		free(out);
@@ -123,21 +135,21 @@ static int repeat_threads(void)
 int main(void)
 {
 	const char *args[] = { "-n", "-P", "-a", "-p", NULL, NULL };
-	struct gv_run one = { 0 }, all = { 0 };
+	struct ls_run one = { 0 }, all = { 0 };
 	cpu_set_t set, first;
 	int n;
 
-	if (!gv_have_lsof())
+	if (!ls_have_lsof())
 		tap_skip_all("lsof is not installed (make check installs it "
 			     "through scripts/deps.sh)");
-	gv_init("gvlsof_many");
+	ls_init("gvlsof_many");
 	for (long i = 0; i < HOLDERS; i++)
-		gv_holder(hold_many, (void *)i, NULL);
-	atexit(gv_kill_holders);
-	args[4] = gv_pids();
+		ls_holder(hold_many, (void *)i, NULL);
+	atexit(ls_kill_holders);
+	args[4] = ls_pids();
 
 	/* some 8 x 8 x 10 descriptors: rounds of thousands of names */
-	gv_same("C", args);
+	ls_same("C", args);
 
 	if (sched_getaffinity(0, sizeof(set), &set))
 		tap_bail("sched_getaffinity: %s", strerror(errno));
@@ -147,10 +159,10 @@ int main(void)
 			CPU_SET(c, &first);
 			break;
 		}
-	gv_run(&all, gv_as_lsof, "C", args);
+	ls_run(&all, ls_as_lsof, "C", args);
 	if (sched_setaffinity(0, sizeof(first), &first))
 		tap_bail("sched_setaffinity: %s", strerror(errno));
-	gv_run(&one, gv_as_lsof, "C", args);
+	ls_run(&one, ls_as_lsof, "C", args);
 	tap_is_long(repeat_threads(), 1, "on one CPU, gvlsof has no helper "
 		    "thread");
 	if (sched_setaffinity(0, sizeof(set), &set))
@@ -163,8 +175,8 @@ int main(void)
 	       "on one CPU and on %d, the same rows", cpus());
 	tap_ok(one.out_len > 600 * 60, "the rows of %d holders (%zu bytes)",
 	       HOLDERS, one.out_len);
-	gv_run_free(&one);
-	gv_run_free(&all);
+	ls_run_free(&one);
+	ls_run_free(&all);
 
 	/* a helper per further CPU, up to four threads (batch.c) */
 	n = cpus();
@@ -174,6 +186,6 @@ int main(void)
 	else
 		tap_skip(1, "this process may run on one CPU only: no batch "
 			 "is shared out");
-	gv_kill_holders();
+	ls_kill_holders();
 	return tap_done();
 }

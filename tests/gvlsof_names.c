@@ -8,16 +8,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getvalues.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
-
-#include <getvalues.h>
 
 #include "lib/tap.h"
 #include "lib/util.h"

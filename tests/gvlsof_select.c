@@ -11,12 +11,25 @@
  * the holders' processes (-a -p) wherever the selection allows it.
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "gvlsof_lib.h"
+#include "lib/lsof.h"
+#include "lib/tap.h"
 
 static int tcp_port;
 
@@ -27,13 +40,13 @@ static const char *tpath(const char *name)
 	static int k;
 	char *p = paths[k++ % 8];
 
-	snprintf(p, PATH_MAX, "%s/t%s%s", gv_dir, *name ? "/" : "", name);
+	snprintf(p, PATH_MAX, "%s/t%s%s", ls_dir, *name ? "/" : "", name);
 	return p;
 }
 
 static int open_in_dir(const char *name, int flags)
 {
-	return gv_must(open(tpath(name), flags | O_CREAT, 0644), name);
+	return ls_must(open(tpath(name), flags | O_CREAT, 0644), name);
 }
 
 /* Holder 0: files of the scratch directory, a tree, sockets. */
@@ -52,25 +65,25 @@ static void hold_files(void *arg)
 	open_in_dir("sub/deep/leaf", O_RDONLY);
 	/* three names of one file: which one a row takes is lsof's hashing */
 	open_in_dir("link1", O_RDONLY);
-	gv_must(link(tpath("link1"), tpath("link2")), "link");
-	gv_must(link(tpath("link1"), tpath("link3")), "link");
-	gv_must(open(tpath("sub"), O_RDONLY | O_DIRECTORY), "sub");
+	ls_must(link(tpath("link1"), tpath("link2")), "link");
+	ls_must(link(tpath("link1"), tpath("link3")), "link");
+	ls_must(open(tpath("sub"), O_RDONLY | O_DIRECTORY), "sub");
 	open_in_dir("doomed", O_RDWR);
 	unlink(tpath("doomed"));
-	fd = gv_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
-	gv_must(bind(fd, (void *)&sin, sizeof(sin)), "bind");
-	gv_must(listen(fd, 4), "listen");
-	gv_must(socket(AF_INET, SOCK_DGRAM, 0), "udp");
-	fd = gv_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
+	fd = ls_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
+	ls_must(bind(fd, (void *)&sin, sizeof(sin)), "bind");
+	ls_must(listen(fd, 4), "listen");
+	ls_must(socket(AF_INET, SOCK_DGRAM, 0), "udp");
+	fd = ls_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tpath("sock"));
-	gv_must(bind(fd, (void *)&sun, sizeof(sun)), "unix bind");
-	gv_must(listen(fd, 1), "unix listen");
+	ls_must(bind(fd, (void *)&sun, sizeof(sun)), "unix bind");
+	ls_must(listen(fd, 1), "unix listen");
 	/* one whose file is gone: lsof 4.95 matches it by a stale stat(2) */
-	fd = gv_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
+	fd = ls_must(socket(AF_UNIX, SOCK_STREAM, 0), "unix");
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tpath("gone"));
-	gv_must(bind(fd, (void *)&sun, sizeof(sun)), "unix bind");
+	ls_must(bind(fd, (void *)&sun, sizeof(sun)), "unix bind");
 	unlink(tpath("gone"));
-	gv_must(open("/dev/null", O_RDONLY), "/dev/null");
+	ls_must(open("/dev/null", O_RDONLY), "/dev/null");
 }
 
 /* Holder 1: a connection to holder 0, another command name. */
@@ -84,8 +97,8 @@ static void hold_client(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "gvclient");
 	open_in_dir("ro", O_RDONLY);
-	fd = gv_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
-	gv_must(connect(fd, (void *)&sin, sizeof(sin)), "connect");
+	fd = ls_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
+	ls_must(connect(fd, (void *)&sin, sizeof(sin)), "connect");
 }
 
 /* A TCP port nobody uses now. */
@@ -103,7 +116,7 @@ static int free_port(void)
 	return ntohs(sin.sin_port);
 }
 
-#define SAME(...)	gv_same_v("C", __VA_ARGS__, NULL)
+#define SAME(...)	ls_same_v("C", __VA_ARGS__, NULL)
 
 static char pid0[16], pid1[16], pids[40], port[32], pgid[16], uid_s[16];
 static const char *user;
@@ -257,11 +270,11 @@ static void usage_errors(void)
 static void help_and_version(void)
 {
 	const char *h[] = { "-h", NULL }, *v[] = { "-v", NULL };
-	struct gv_run l = { 0 }, g = { 0 };
+	struct ls_run l = { 0 }, g = { 0 };
 	int missing = 0;
 
-	gv_run(&l, "lsof", "C", h);
-	gv_run(&g, gv_as_lsof, "C", h);
+	ls_run(&l, "lsof", "C", h);
+	ls_run(&g, ls_as_lsof, "C", h);
 	tap_is_long(g.status, l.status, "-h: lsof's exit status");
 	/*
 	 * every line of lsof's help but the usage line, which adds -J -j,
@@ -277,15 +290,15 @@ static void help_and_version(void)
 	tap_ok(!strstr(g.err, "://") && strstr(g.err, "getvalues") &&
 	       strstr(g.err, "gvlsof(1)"),
 	       "-h: no web address, the project and its manual instead");
-	gv_run_free(&l);
-	gv_run_free(&g);
-	gv_run(&l, "lsof", "C", v);
-	gv_run(&g, gv_as_lsof, "C", v);
+	ls_run_free(&l);
+	ls_run_free(&g);
+	ls_run(&l, "lsof", "C", v);
+	ls_run(&g, ls_as_lsof, "C", v);
 	tap_ok(l.status == g.status && strstr(g.err, "revision: 4.95.0\n") &&
 	       strstr(g.err, "gvlsof") && !strstr(g.err, "://"),
 	       "-v: lsof's revision, gvlsof named, no web address");
-	gv_run_free(&l);
-	gv_run_free(&g);
+	ls_run_free(&l);
+	ls_run_free(&g);
 }
 
 /*
@@ -294,7 +307,7 @@ static void help_and_version(void)
  * but for the last one, which may have caught the process as it exited
  * (its descriptors and maps going): at least two complete cycles.
  */
-static void count_cycles(const char *what, const struct gv_run *r,
+static void count_cycles(const char *what, const struct ls_run *r,
 			 const char *mark, size_t mlen)
 {
 	const char *out = r->out, *stop = r->out + r->out_len, *p, *end;
@@ -334,39 +347,39 @@ static void repeat(void)
 		char pid[16];
 		const char *args[8];
 		size_t n = 0;
-		struct gv_run r = { 0 };
+		struct ls_run r = { 0 };
 
-		snprintf(pid, sizeof(pid), "%d", (int)gv_brief(2500));
+		snprintf(pid, sizeof(pid), "%d", (int)ls_brief(2500));
 		for (const char *const *a = cases[i].args; *a; a++)
 			args[n++] = *a;
 		args[n++] = "-p";
 		args[n++] = pid;
 		args[n] = NULL;
-		gv_run(&r, gv_as_lsof, "C", args);
-		gv_brief_reap();
+		ls_run(&r, ls_as_lsof, "C", args);
+		ls_brief_reap();
 		tap_is_long(r.status, 0, "%s: exit 0 when the process is gone",
 			    cases[i].what);
 		count_cycles(cases[i].what, &r, cases[i].mark, cases[i].mlen);
-		gv_run_free(&r);
+		ls_run_free(&r);
 	}
 }
 
 /* gvlsof > /dev/full: an error, where lsof exits 0 (gvlsof(1)). */
 static void write_error(void)
 {
-	const char *argv[] = { gv_tool, "-p", pid0, NULL };
-	struct gv_run r = { 0 };
+	const char *argv[] = { ls_tool, "-p", pid0, NULL };
+	struct ls_run r = { 0 };
 
 	if (access("/dev/full", W_OK)) {
 		tap_skip(1, "no /dev/full here");
 		return;
 	}
-	gv_run_as(&r, "C", 0, "/dev/full", (char *const *)argv);
+	ls_run_as(&r, "C", 0, "/dev/full", (char *const *)argv);
 	if (!tap_ok(r.status == 1 && strstr(r.err, "write error") &&
 		    strstr(r.err, "No space left on device"),
 		    "> /dev/full: exit 1 and a message"))
 		tap_diag("status %d, stderr: %s", r.status, r.err);
-	gv_run_free(&r);
+	ls_run_free(&r);
 }
 
 /* A process that is gone; one we may not inspect. */
@@ -387,23 +400,23 @@ static void absent_and_denied(void)
 	if (geteuid() == 0) {
 		/* as nobody, a holder of root's */
 		const char *const as_nobody[] = { "-p", pid0, NULL };
-		struct gv_run l = { 0 }, g = { 0 };
+		struct ls_run l = { 0 }, g = { 0 };
 		const char *argv_l[] = { "lsof", as_nobody[0], as_nobody[1],
 					 NULL };
-		const char *argv_g[] = { gv_as_lsof, as_nobody[0],
+		const char *argv_g[] = { ls_as_lsof, as_nobody[0],
 					 as_nobody[1], NULL };
 
-		gv_run_as(&l, "C", 65534, NULL, (char *const *)argv_l);
-		gv_run_as(&g, "C", 65534, NULL, (char *const *)argv_g);
+		ls_run_as(&l, "C", 65534, NULL, (char *const *)argv_l);
+		ls_run_as(&g, "C", 65534, NULL, (char *const *)argv_g);
 		tap_ok(l.status == g.status && l.out_len == g.out_len &&
 		       !memcmp(l.out, g.out, l.out_len) &&
 		       strstr(g.out, "(readlink: Permission denied)") &&
 		       strstr(g.out, "(opendir: Permission denied)"),
 		       "as nobody: lsof's rows of errors for root's process");
 		if (l.out_len != g.out_len || memcmp(l.out, g.out, l.out_len))
-			gv_diag_first_diff("stdout", l.out, g.out);
-		gv_run_free(&l);
-		gv_run_free(&g);
+			ls_diag_first_diff("stdout", l.out, g.out);
+		ls_run_free(&l);
+		ls_run_free(&g);
 	} else {
 		char one[] = "1";
 		struct stat st;
@@ -421,10 +434,10 @@ int main(void)
 {
 	struct passwd *pw;
 
-	if (!gv_have_lsof())
+	if (!ls_have_lsof())
 		tap_skip_all("lsof is not installed (make check installs it "
 			     "through scripts/deps.sh)");
-	gv_init("gvlsof-select");
+	ls_init("gvlsof-select");
 	{
 		char sub[PATH_MAX];
 
@@ -434,14 +447,14 @@ int main(void)
 			tap_bail("mkdir: %s", strerror(errno));
 	}
 	tcp_port = free_port();
-	gv_holder(hold_files, NULL, NULL);
-	gv_holder(hold_client, NULL, NULL);
-	atexit(gv_kill_holders);
-	snprintf(pid0, sizeof(pid0), "%d", (int)gv_holders[0]);
-	snprintf(pid1, sizeof(pid1), "%d", (int)gv_holders[1]);
-	snprintf(pids, sizeof(pids), "%s", gv_pids());
+	ls_holder(hold_files, NULL, NULL);
+	ls_holder(hold_client, NULL, NULL);
+	atexit(ls_kill_holders);
+	snprintf(pid0, sizeof(pid0), "%d", (int)ls_holders[0]);
+	snprintf(pid1, sizeof(pid1), "%d", (int)ls_holders[1]);
+	snprintf(pids, sizeof(pids), "%s", ls_pids());
 	snprintf(port, sizeof(port), "%d", tcp_port);
-	snprintf(pgid, sizeof(pgid), "%d", (int)getpgid(gv_holders[0]));
+	snprintf(pgid, sizeof(pgid), "%d", (int)getpgid(ls_holders[0]));
 	snprintf(uid_s, sizeof(uid_s), "%u", (unsigned)geteuid());
 	pw = getpwuid(geteuid());
 	user = pw ? strdup(pw->pw_name) : uid_s;
@@ -454,6 +467,6 @@ int main(void)
 	repeat();
 	write_error();
 	absent_and_denied();
-	gv_kill_holders();
+	ls_kill_holders();
 	return tap_done();
 }

@@ -24,9 +24,9 @@
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/mountinfo.h"
 #include "lib/tap.h"
 #include "mnt.h"
-#include "mnt_lib.h"
 
 #define NR_STATMOUNT 457
 #define NR_LISTMOUNT 458

@@ -21,10 +21,11 @@
 
 #include <getvalues.h>
 
+#include "lib/mountinfo.h"
+#include "lib/mounts.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 #include "mnt.h"
-#include "mnt_lib.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -33,93 +34,44 @@
 #define EXTRA_MOUNTS 1000
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static char top[2048];
-
-static const char *at(const char *rel)
-{
-	static char paths[8][4096 + 2048];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", top, rel);
-	return p;
-}
-
-static void do_mount(const char *src, const char *target, const char *type,
-		     unsigned long flags, const char *data)
-{
-	if (mount(src, target, type, flags, data))
-		tap_bail("mount %s on %s (%s, %#lx, %s): %s", src ? src : "-",
-			 target, type ? type : "-", flags, data ? data : "-",
-			 strerror(errno));
-}
-
-static void mkdir_at(const char *rel)
-{
-	if (mkdir(at(rel), 0755) && errno != EEXIST)
-		tap_bail("mkdir %s: %s", at(rel), strerror(errno));
-}
+static const char *top;
 
 static void build_tree(void)
 {
-	const char *dir = t_tmpdir("mnt");
-
-	snprintf(top, sizeof(top), "%s", dir);
-	do_mount("gv-top", top, "tmpfs", 0, "mode=0755");
-	mkdir_at("plain");
-	do_mount("gv plain\\src", at("plain"), "tmpfs", 0,
-		 "size=1m,mode=0750,uid=1");
-	mkdir_at("plain/dir");
-	if (t_write_file(AT_FDCWD, at("plain/file"), "x", 1, 0644))
+	top = mt_new_top("mnt");
+	mt_mount_at("plain", "gv plain\\src", "tmpfs", 0,
+		    "size=1m,mode=0750,uid=1");
+	mt_mkdir("plain/dir");
+	if (t_write_file(AT_FDCWD, mt_at("plain/file"), "x", 1, 0644))
 		tap_bail("file: %s", strerror(errno));
 
-	mkdir_at("sub");
-	do_mount(at("plain/dir"), at("sub"), NULL, MS_BIND, NULL);
-	if (t_write_file(AT_FDCWD, at("filebind"), "", 0, 0644))
+	mt_mount_at("sub", mt_at("plain/dir"), NULL, MS_BIND, NULL);
+	if (t_write_file(AT_FDCWD, mt_at("filebind"), "", 0, 0644))
 		tap_bail("filebind: %s", strerror(errno));
-	do_mount(at("plain/file"), at("filebind"), NULL, MS_BIND, NULL);
+	mt_mount(mt_at("plain/file"), mt_at("filebind"), NULL, MS_BIND, NULL);
 
-	mkdir_at("shared");
-	do_mount("gv-shared", at("shared"), "tmpfs", 0, NULL);
-	do_mount(NULL, at("shared"), NULL, MS_SHARED, NULL);
-	mkdir_at("peer");
-	do_mount(at("shared"), at("peer"), NULL, MS_BIND, NULL);
-	mkdir_at("slave");
-	do_mount(at("shared"), at("slave"), NULL, MS_BIND, NULL);
-	do_mount(NULL, at("slave"), NULL, MS_SLAVE, NULL);
+	mt_propagation_tree();
 
-	mkdir_at("unbind");
-	do_mount("gv-unbind", at("unbind"), "tmpfs", 0, NULL);
-	do_mount(NULL, at("unbind"), NULL, MS_UNBINDABLE, NULL);
+	mt_mount_at("ro", "gv-ro", "tmpfs", MS_RDONLY | MS_NOSUID |
+		    MS_NOEXEC | MS_NODEV | MS_NOATIME | MS_NODIRATIME, NULL);
+	mt_mount_at("strict", "gv-strict", "tmpfs", MS_STRICTATIME |
+		    MS_NOSYMFOLLOW | MS_SYNCHRONOUS | MS_DIRSYNC | MS_LAZYTIME,
+		    NULL);
+	mt_mount_at("relnodir", "gv-relnodir", "tmpfs", MS_RELATIME |
+		    MS_NODIRATIME, NULL);
 
-	mkdir_at("ro");
-	do_mount("gv-ro", at("ro"), "tmpfs", MS_RDONLY | MS_NOSUID |
-		 MS_NOEXEC | MS_NODEV | MS_NOATIME | MS_NODIRATIME, NULL);
-	mkdir_at("strict");
-	do_mount("gv-strict", at("strict"), "tmpfs", MS_STRICTATIME |
-		 MS_NOSYMFOLLOW | MS_SYNCHRONOUS | MS_DIRSYNC | MS_LAZYTIME,
-		 NULL);
-	mkdir_at("relnodir");
-	do_mount("gv-relnodir", at("relnodir"), "tmpfs", MS_RELATIME |
-		 MS_NODIRATIME, NULL);
+	mt_mount_at("sp ace\\back", "", "tmpfs", 0, NULL);
+	mt_mount_at("new\nline\ttab", "gv-newline", "tmpfs", 0, NULL);
 
-	mkdir_at("sp ace\\back");
-	do_mount("", at("sp ace\\back"), "tmpfs", 0, NULL);
-	mkdir_at("new\nline\ttab");
-	do_mount("gv-newline", at("new\nline\ttab"), "tmpfs", 0, NULL);
+	mt_mount_at("stack", "gv-stack1", "tmpfs", 0, NULL);
+	mt_mount("gv-stack2", mt_at("stack"), "tmpfs", 0, NULL);
 
-	mkdir_at("stack");
-	do_mount("gv-stack1", at("stack"), "tmpfs", 0, NULL);
-	do_mount("gv-stack2", at("stack"), "tmpfs", 0, NULL);
-
-	mkdir_at("many");
-	do_mount("gv-many", at("many"), "tmpfs", 0, NULL);
+	mt_mount_at("many", "gv-many", "tmpfs", 0, NULL);
 	for (int i = 0; i < EXTRA_MOUNTS; i++) {
 		char rel[64];
 
 		snprintf(rel, sizeof(rel), "many/%d", i);
-		mkdir_at(rel);
-		do_mount(at("plain/dir"), at(rel), NULL, MS_BIND, NULL);
+		mt_mount_at(rel, mt_at("plain/dir"), NULL, MS_BIND, NULL);
 	}
 
 	/*
@@ -127,20 +79,15 @@ static void build_tree(void)
 	 * is outside the new root; B is itself a slave of group A, which "a"
 	 * (inside) belongs to. From inside, c shows master:B propagate_from:A.
 	 */
-	mkdir_at("root");
-	do_mount("gv-root", at("root"), "tmpfs", 0, NULL);
-	mkdir_at("root/proc");
-	do_mount("proc", at("root/proc"), "proc", 0, NULL);
-	mkdir_at("root/a");
-	do_mount("gv-a", at("root/a"), "tmpfs", 0, NULL);
-	do_mount(NULL, at("root/a"), NULL, MS_SHARED, NULL);
-	mkdir_at("b");
-	do_mount(at("root/a"), at("b"), NULL, MS_BIND, NULL);
-	do_mount(NULL, at("b"), NULL, MS_SLAVE, NULL);
-	do_mount(NULL, at("b"), NULL, MS_SHARED, NULL);
-	mkdir_at("root/c");
-	do_mount(at("b"), at("root/c"), NULL, MS_BIND, NULL);
-	do_mount(NULL, at("root/c"), NULL, MS_SLAVE, NULL);
+	mt_mount_at("root", "gv-root", "tmpfs", 0, NULL);
+	mt_mount_at("root/proc", "proc", "proc", 0, NULL);
+	mt_mount_at("root/a", "gv-a", "tmpfs", 0, NULL);
+	mt_change("root/a", MS_SHARED);
+	mt_mount_at("b", mt_at("root/a"), NULL, MS_BIND, NULL);
+	mt_change("b", MS_SLAVE);
+	mt_change("b", MS_SHARED);
+	mt_mount_at("root/c", mt_at("b"), NULL, MS_BIND, NULL);
+	mt_change("root/c", MS_SLAVE);
 }
 
 /* Whether the list @v holds the IDs of mountinfo, in its order. */
@@ -338,7 +285,7 @@ static void expect(const char *src, const char *rel, const char *name,
 		}
 	}
 	shown[n] = 0;
-	one_value(at(rel), name, got, sizeof(got), &err);
+	one_value(mt_at(rel), name, got, sizeof(got), &err);
 	if (!tap_ok(!err && !strcmp(got, want), "%s: %s of %s", src, name,
 		    shown))
 		tap_diag("got error %u, '%s'", err, got);
@@ -346,9 +293,9 @@ static void expect(const char *src, const char *rel, const char *name,
 
 static void check_tree_shape(const char *src, const struct mi_table *mi)
 {
-	const struct mi_mount *shared = by_point(mi, at("shared"));
-	const struct mi_mount *peer = by_point(mi, at("peer"));
-	const struct mi_mount *slave = by_point(mi, at("slave"));
+	const struct mi_mount *shared = by_point(mi, mt_at("shared"));
+	const struct mi_mount *peer = by_point(mi, mt_at("peer"));
+	const struct mi_mount *slave = by_point(mi, mt_at("slave"));
 	char got[4096];
 	uint32_t err;
 
@@ -363,17 +310,17 @@ static void check_tree_shape(const char *src, const struct mi_table *mi)
 	expect(src, "strict", "mnt:options", "rw,nosymfollow");
 	expect(src, "strict", "mnt:superopts", "rw,sync,dirsync,lazytime");
 	expect(src, "relnodir", "mnt:options", "rw,nodiratime,relatime");
-	expect(src, "sp ace\\back", "mnt:mountpoint", at("sp ace\\back"));
+	expect(src, "sp ace\\back", "mnt:mountpoint", mt_at("sp ace\\back"));
 	expect(src, "sp ace\\back", "mnt:source", "");
-	expect(src, "new\nline\ttab", "mnt:mountpoint", at("new\nline\ttab"));
+	expect(src, "new\nline\ttab", "mnt:mountpoint", mt_at("new\nline\ttab"));
 	expect(src, "stack", "mnt:source", "gv-stack2");
 	expect(src, "unbind", "mnt:unbindable", "yes");
 	expect(src, "shared", "mnt:unbindable", "");
 	expect(src, "shared", "mnt:master", "");
-	one_value(at("shared"), "mnt:shared", got, sizeof(got), &err);
+	one_value(mt_at("shared"), "mnt:shared", got, sizeof(got), &err);
 	tap_ok(!err && *got && !strcmp(got, peer->val[MF_SHARED]),
 	       "%s: shared mount and its peer share group '%s'", src, got);
-	one_value(at("slave"), "mnt:master", got, sizeof(got), &err);
+	one_value(mt_at("slave"), "mnt:master", got, sizeof(got), &err);
 	tap_ok(!err && *got && !strcmp(got, shared->val[MF_SHARED]),
 	       "%s: the slave's master is the shared group '%s'", src, got);
 	expect(src, "slave", "mnt:shared", "");
@@ -479,9 +426,9 @@ int main(void)
 	/* the same from a chroot, where some mounts are out of reach */
 	mi_load(&before);
 	oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	outside = open(at("plain"), O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (oldroot < 0 || outside < 0 || chdir(at("root")) || chroot("."))
-		tap_bail("chroot %s: %s", at("root"), strerror(errno));
+	outside = open(mt_at("plain"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (oldroot < 0 || outside < 0 || chdir(mt_at("root")) || chroot("."))
+		tap_bail("chroot %s: %s", mt_at("root"), strerror(errno));
 	for (size_t s = 0; s < ARRAY_SIZE(sources); s++) {
 		if (s == 2 && !mnt_have_statmount()) {
 			tap_skip(1, "kernel lacks statmount() (Linux 6.8)");

@@ -27,9 +27,9 @@
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/parity.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "native_parity_lib.h"
 
 /* ---- the calls ---- */
 
@@ -56,23 +56,23 @@ static void calls_listings(void)
 	};
 
 	for (size_t i = 0; i < GV_ARRAY_SIZE(lists); i++)
-		one(".", lists[i]);
-	one("a", "xattr");
-	one("/proc/self", "mnt");
+		np_one(".", lists[i]);
+	np_one("a", "xattr");
+	np_one("/proc/self", "mnt");
 }
 
 /* Every field of the mount of @origin, in one call, shorthand after it. */
 static void calls_mount_of(const char *origin)
 {
-	call_begin(origin, 0, "every mnt field of %s", origin);
-	add("mnt:id", OFF_BIG, 65536);
+	np_call_begin(origin, 0, "every mnt field of %s", origin);
+	np_add("mnt:id", OFF_BIG, 65536);
 	for (size_t i = 1; i < GV_ARRAY_SIZE(mnt_fields); i++) {
 		static char names[GV_ARRAY_SIZE(mnt_fields)][32];
 
 		snprintf(names[i], sizeof(names[i]), ":%s", mnt_fields[i]);
-		add(names[i], CONT, 0);
+		np_add(names[i], CONT, 0);
 	}
-	check();
+	np_check();
 }
 
 static void calls_mounts(void)
@@ -88,18 +88,18 @@ static void calls_mounts(void)
 	size_t k = 0;
 
 	for (size_t i = 0; i < GV_ARRAY_SIZE(origins); i++) {
-		if (!have_mounts && i > 0 && i < 8)
+		if (!np_have_mounts && i > 0 && i < 8)
 			continue;
 		calls_mount_of(origins[i]);
 	}
 
 	/* the whole table: every field of every mount, in one call */
 	gv_backend_force(GV_BACKEND_SYNC);
-	if (getvalues(scratch_fd, ".", &v, 1, 0) != 1 || v.error)
+	if (getvalues(np_scratch_fd, ".", &v, 1, 0) != 1 || v.error)
 		tap_bail("mntns: %s", strerror(errno ? errno : (int)v.error));
 	gv_backend_force(GV_BACKEND_AUTO);
-	call_begin(".", 0, "mntns:ID:FIELD of every mount, with shorthand");
-	add("mntns", OFF_BIG, 134 * PAGE);
+	np_call_begin(".", 0, "mntns:ID:FIELD of every mount, with shorthand");
+	np_add("mntns", OFF_BIG, 134 * PAGE);
 	for (p = ids; p < ids + v.value_out.iov_len; p += strlen(p) + 1) {
 		unsigned long id = strtoul(p, NULL, 10);
 
@@ -111,19 +111,19 @@ static void calls_mounts(void)
 			else
 				snprintf(names[k], sizeof(names[k]),
 					 "mntns:%lu:%s", id, mnt_fields[f]);
-			add(names[k], CONT, 0);
+			np_add(names[k], CONT, 0);
 		}
 		snprintf(names[k], sizeof(names[k]), "mntns:%lu", id);
-		add(names[k++], CONT, 0);
+		np_add(names[k++], CONT, 0);
 	}
-	add("mntns:0", CONT, 0);
-	add("mntns:4294967295:id", CONT, 0);
-	add("mntns:4294967296:id", CONT, 0);
-	add("mntns:007:id", CONT, 0);
-	add("mntns:x:id", CONT, 0);
-	add("mntns:", CONT, 0);
-	add("mntns:1:nope", CONT, 0);
-	check();
+	np_add("mntns:0", CONT, 0);
+	np_add("mntns:4294967295:id", CONT, 0);
+	np_add("mntns:4294967296:id", CONT, 0);
+	np_add("mntns:007:id", CONT, 0);
+	np_add("mntns:x:id", CONT, 0);
+	np_add("mntns:", CONT, 0);
+	np_add("mntns:1:nope", CONT, 0);
+	np_check();
 }
 
 static void calls_stat(void)
@@ -139,30 +139,30 @@ static void calls_stat(void)
 
 	for (int l = 0; l < 2; l++) {
 		for (size_t s = 0; s < GV_ARRAY_SIZE(subs); s++) {
-			call_begin(".", 0, "every %s field of \"%s\"",
+			np_call_begin(".", 0, "every %s field of \"%s\"",
 				   l ? "lstat" : "stat", subs[s]);
 			for (size_t f = 0; f < GV_ARRAY_SIZE(stat_fields);
 			     f++) {
 				snprintf(names[l][s][f], 64, "%s:%s%s%s",
 					 l ? "lstat" : "stat", stat_fields[f],
 					 *subs[s] ? ":" : "", subs[s]);
-				add(names[l][s][f], f ? CONT : OFF_BIG,
+				np_add(names[l][s][f], f ? CONT : OFF_BIG,
 				    65536);
 			}
-			check();
+			np_check();
 		}
 	}
-	call_begin("link", AT_SYMLINK_NOFOLLOW, "stat of $ORIGIN a symlink");
-	add("stat:type", OFF_BIG, 4096);
-	add("lstat:type", CONT, 0);
-	add(":ino", CONT, 0);
-	add("stat:size:", CONT, 0);
-	check();
-	call_begin("/", 0, "stat of the root");
-	add("stat:ino", OFF_BIG, 4096);
-	add(":dev", CONT, 0);
-	add(":mntid", CONT, 0);
-	check();
+	np_call_begin("link", AT_SYMLINK_NOFOLLOW, "stat of $ORIGIN a symlink");
+	np_add("stat:type", OFF_BIG, 4096);
+	np_add("lstat:type", CONT, 0);
+	np_add(":ino", CONT, 0);
+	np_add("stat:size:", CONT, 0);
+	np_check();
+	np_call_begin("/", 0, "stat of the root");
+	np_add("stat:ino", OFF_BIG, 4096);
+	np_add(":dev", CONT, 0);
+	np_add(":mntid", CONT, 0);
+	np_check();
 }
 
 static void calls_fs(void)
@@ -172,17 +172,17 @@ static void calls_fs(void)
 	};
 
 	for (size_t i = 0; i < GV_ARRAY_SIZE(origins); i++) {
-		if (!have_mounts && i > 0 && i < 3)
+		if (!np_have_mounts && i > 0 && i < 3)
 			continue;
-		call_begin(origins[i], 0, "every fs field of %s", origins[i]);
+		np_call_begin(origins[i], 0, "every fs field of %s", origins[i]);
 		for (size_t f = 0; f < GV_ARRAY_SIZE(fs_fields); f++) {
 			static char names[GV_ARRAY_SIZE(fs_fields)][32];
 
 			snprintf(names[f], sizeof(names[f]), "fs:%s",
 				 fs_fields[f]);
-			add(names[f], f ? CONT : OFF_BIG, 4096);
+			np_add(names[f], f ? CONT : OFF_BIG, 4096);
 		}
-		check();
+		np_check();
 	}
 }
 
@@ -197,24 +197,24 @@ static void calls_xattr(void)
 	};
 
 	for (size_t i = 0; i < GV_ARRAY_SIZE(names); i++)
-		one("a", names[i]);
-	one(".", "xattr:user.k");
-	one("link", "xattr");
-	call_begin("link", AT_SYMLINK_NOFOLLOW, "xattrs of a symlink itself");
-	add("xattr", OFF_BIG, 4096);
-	add("xattr:user.k", CONT, 0);
-	check();
+		np_one("a", names[i]);
+	np_one(".", "xattr:user.k");
+	np_one("link", "xattr");
+	np_call_begin("link", AT_SYMLINK_NOFOLLOW, "xattrs of a symlink itself");
+	np_add("xattr", OFF_BIG, 4096);
+	np_add("xattr:user.k", CONT, 0);
+	np_check();
 	/* the value and the list at every size around their length */
 	for (size_t room = 0; room < 8; room++) {
-		call_begin("a", 0, "xattr:user.k in %zu bytes", room);
-		add("xattr:user.k", OFF_BIG, room);
-		add("stat:type", OFF_BIG + 8192, 16);
-		check();
+		np_call_begin("a", 0, "xattr:user.k in %zu bytes", room);
+		np_add("xattr:user.k", OFF_BIG, room);
+		np_add("stat:type", OFF_BIG + 8192, 16);
+		np_check();
 	}
 	for (size_t room = 40; room < 60; room += 3) {
-		call_begin("a", 0, "xattr list in %zu bytes", room);
-		add("xattr", OFF_BIG, room);
-		check();
+		np_call_begin("a", 0, "xattr list in %zu bytes", room);
+		np_add("xattr", OFF_BIG, room);
+		np_check();
 	}
 }
 
@@ -234,26 +234,26 @@ static void calls_data_dir(void)
 		for (size_t s = 0; s < GV_ARRAY_SIZE(subs); s++) {
 			snprintf(names[g][s], sizeof(names[g][s]), "%s:%s",
 				 g ? "dir" : "data", subs[s]);
-			one(".", names[g][s]);
+			np_one(".", names[g][s]);
 		}
-	one("a", "data:");
-	one("a", "dir:");
-	one("d", "data:b");
-	one("d", "data:up/a");
-	one("d", "dir:up");
-	one("link", "data:");
-	call_begin("link", AT_SYMLINK_NOFOLLOW, "data: of $ORIGIN a symlink");
-	add("data:", OFF_BIG, 4096);
-	add("dir:", CONT, 0);
-	check();
-	one("dl", "data:");
-	one("fifo", "data:");
-	one("/proc/self", "data:cmdline");
-	one("/proc/self", "data:cwd/a");
-	one("/proc/self", "dir:cwd");
-	one("/proc/self", "data:nope/x");
-	one("/sys/kernel", "data:uevent_seqnum");
-	one("/sys", "dir:kernel");
+	np_one("a", "data:");
+	np_one("a", "dir:");
+	np_one("d", "data:b");
+	np_one("d", "data:up/a");
+	np_one("d", "dir:up");
+	np_one("link", "data:");
+	np_call_begin("link", AT_SYMLINK_NOFOLLOW, "data: of $ORIGIN a symlink");
+	np_add("data:", OFF_BIG, 4096);
+	np_add("dir:", CONT, 0);
+	np_check();
+	np_one("dl", "data:");
+	np_one("fifo", "data:");
+	np_one("/proc/self", "data:cmdline");
+	np_one("/proc/self", "data:cwd/a");
+	np_one("/proc/self", "dir:cwd");
+	np_one("/proc/self", "data:nope/x");
+	np_one("/sys/kernel", "data:uevent_seqnum");
+	np_one("/sys", "dir:kernel");
 }
 
 /* A process's open files, as gvlsof asks for them. */
@@ -262,13 +262,13 @@ static void calls_proc(void)
 	static char names[64][48], origin[32];
 	size_t k = 0;
 
-	snprintf(origin, sizeof(origin), "/proc/%d", (int)holder);
-	one(origin, "dir:fd");
-	one(origin, "data:cwd");
-	one(origin, "data:exe");
-	one(origin, "data:root");
-	one(origin, "data:fdinfo/0");
-	call_begin(origin, 0, "the open files of a process");
+	snprintf(origin, sizeof(origin), "/proc/%d", (int)np_holder);
+	np_one(origin, "dir:fd");
+	np_one(origin, "data:cwd");
+	np_one(origin, "data:exe");
+	np_one(origin, "data:root");
+	np_one(origin, "data:fdinfo/0");
+	np_call_begin(origin, 0, "the open files of a process");
 	for (int i = 0; i < 7; i++) {
 		static const char *const field[] = {
 			"data:", "stat:type:", ":ino:", ":size:", ":dev:",
@@ -277,11 +277,11 @@ static void calls_proc(void)
 
 		for (int f = 0; f < 7; f++, k++) {
 			snprintf(names[k], sizeof(names[k]), "%sfd/%d",
-				 field[f], holder_fds[i]);
-			add(names[k], k ? CONT : OFF_BIG, 65536);
+				 field[f], np_holder_fds[i]);
+			np_add(names[k], k ? CONT : OFF_BIG, 65536);
 		}
 	}
-	check();
+	np_check();
 }
 
 static void calls_names(void)
@@ -294,56 +294,56 @@ static void calls_names(void)
 	memset(long_short, 'y', 255);
 	long_short[0] = ':';
 
-	call_begin(".", 0, "names and shorthand");
-	add("", OFF_BIG, 65536);
-	add(":id", CONT, 0);			/* after "": EINVAL */
-	add("mnt", CONT, 0);
-	add(":id", CONT, 0);
-	add(":parentid", CONT, 0);
-	add("nope", CONT, 0);
-	add(":id", CONT, 0);
-	add("mnt:nope", CONT, 0);
-	add("mnt:id:x", CONT, 0);
-	add("mnt:", CONT, 0);
-	add("fs:type:x", CONT, 0);
-	add("stat:", CONT, 0);
-	add("stat:size:a", CONT, 0);
-	add(":ino:d/b", CONT, 0);
-	add(":nlink", CONT, 0);
-	add("data:a", CONT, 0);
-	add(":d/b", CONT, 0);
-	add(":link", CONT, 0);
-	add("dir:", CONT, 0);
-	add(":d", CONT, 0);
-	add("xattr:user.k", CONT, 0);
-	add(":user.k:colon", CONT, 0);
-	add("mntns:1", CONT, 0);
-	add(":id", CONT, 0);
-	add("mntns:1:id", CONT, 0);
-	add(":root", CONT, 0);
-	add("mntns:", CONT, 0);
-	add(":1", CONT, 0);
-	add(":2:id", CONT, 0);
-	add(long_name, CONT, 0);		/* ENAMETOOLONG */
-	add(":id", CONT, 0);			/* no prefix left */
-	add(at_limit, CONT, 0);
-	add("mntns:1:id", CONT, 0);
-	add(long_short, CONT, 0);		/* expands beyond 255 */
-	add(":id", CONT, 0);
-	add("lstat:type:link", CONT, 0);
-	add(":size", CONT, 0);
-	add("stat:nope:a", CONT, 0);
-	add(":type", CONT, 0);
-	add("data", CONT, 0);
-	add(":x", CONT, 0);
-	add("x:y:z", CONT, 0);
-	add(":mnt:id", CONT, 0);
-	check();
+	np_call_begin(".", 0, "names and shorthand");
+	np_add("", OFF_BIG, 65536);
+	np_add(":id", CONT, 0);			/* after "": EINVAL */
+	np_add("mnt", CONT, 0);
+	np_add(":id", CONT, 0);
+	np_add(":parentid", CONT, 0);
+	np_add("nope", CONT, 0);
+	np_add(":id", CONT, 0);
+	np_add("mnt:nope", CONT, 0);
+	np_add("mnt:id:x", CONT, 0);
+	np_add("mnt:", CONT, 0);
+	np_add("fs:type:x", CONT, 0);
+	np_add("stat:", CONT, 0);
+	np_add("stat:size:a", CONT, 0);
+	np_add(":ino:d/b", CONT, 0);
+	np_add(":nlink", CONT, 0);
+	np_add("data:a", CONT, 0);
+	np_add(":d/b", CONT, 0);
+	np_add(":link", CONT, 0);
+	np_add("dir:", CONT, 0);
+	np_add(":d", CONT, 0);
+	np_add("xattr:user.k", CONT, 0);
+	np_add(":user.k:colon", CONT, 0);
+	np_add("mntns:1", CONT, 0);
+	np_add(":id", CONT, 0);
+	np_add("mntns:1:id", CONT, 0);
+	np_add(":root", CONT, 0);
+	np_add("mntns:", CONT, 0);
+	np_add(":1", CONT, 0);
+	np_add(":2:id", CONT, 0);
+	np_add(long_name, CONT, 0);		/* ENAMETOOLONG */
+	np_add(":id", CONT, 0);			/* no prefix left */
+	np_add(at_limit, CONT, 0);
+	np_add("mntns:1:id", CONT, 0);
+	np_add(long_short, CONT, 0);		/* expands beyond 255 */
+	np_add(":id", CONT, 0);
+	np_add("lstat:type:link", CONT, 0);
+	np_add(":size", CONT, 0);
+	np_add("stat:nope:a", CONT, 0);
+	np_add(":type", CONT, 0);
+	np_add("data", CONT, 0);
+	np_add(":x", CONT, 0);
+	np_add("x:y:z", CONT, 0);
+	np_add(":mnt:id", CONT, 0);
+	np_check();
 
-	call_begin(".", 0, "a shorthand first");
-	add(":id", OFF_BIG, 64);
-	add("mnt:id", CONT, 0);
-	check();
+	np_call_begin(".", 0, "a shorthand first");
+	np_add(":id", OFF_BIG, 64);
+	np_add("mnt:id", CONT, 0);
+	np_check();
 }
 
 
@@ -352,30 +352,30 @@ static void calls_batch(void)
 {
 	static char names[64][32];
 
-	call_begin("many", 0, "64 files in one call");
+	np_call_begin("many", 0, "64 files in one call");
 	for (int i = 0; i < 64; i++) {
 		snprintf(names[i], sizeof(names[i]), "data:f%02d", i);
-		add(names[i], i ? CONT : OFF_BIG, 8192);
+		np_add(names[i], i ? CONT : OFF_BIG, 8192);
 	}
-	check();
+	np_check();
 }
 
 int main(void)
 {
 	np_start();
-	start_holder();
+	np_start_holder();
 	calls_listings();
 	calls_mounts();
 	calls_stat();
 	calls_fs();
-	if (have_xattr)
+	if (np_have_xattr)
 		calls_xattr();
 	calls_data_dir();
 	calls_proc();
 	calls_names();
 	calls_batch();
-	tap_diag("%u calls compared", calls_run);
-	kill(holder, SIGKILL);
-	waitpid(holder, NULL, 0);
+	tap_diag("%u calls compared", np_calls_run);
+	kill(np_holder, SIGKILL);
+	waitpid(np_holder, NULL, 0);
 	return tap_done();
 }

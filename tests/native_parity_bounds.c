@@ -20,9 +20,9 @@
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/parity.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "native_parity_lib.h"
 
 /* Overflow: every room around a value's length, shared buffers. */
 static void calls_overflow(void)
@@ -38,39 +38,39 @@ static void calls_overflow(void)
 
 	for (size_t i = 0; i < GV_ARRAY_SIZE(small); i++) {
 		for (size_t room = 0; room < 48; room++) {
-			call_begin(".", 0, "%s in %zu bytes, then more",
+			np_call_begin(".", 0, "%s in %zu bytes, then more",
 				   *small[i] ? small[i] : "\"\"", room);
-			add(small[i], OFF_BIG, room);
-			add("stat:type", OFF_BIG + 300008, 16);
-			check();
+			np_add(small[i], OFF_BIG, room);
+			np_add("stat:type", OFF_BIG + 300008, 16);
+			np_check();
 		}
 	}
 	for (size_t i = 0; i < GV_ARRAY_SIZE(big); i++) {
 		for (size_t room = big[i].len - 2; room < big[i].len + 3;
 		     room++) {
-			call_begin(".", 0, "%s in %zu bytes, then more",
+			np_call_begin(".", 0, "%s in %zu bytes, then more",
 				   big[i].name, room);
-			add(big[i].name, OFF_BIG, room);
-			add("stat:type", OFF_BIG + 300008, 16);
-			check();
+			np_add(big[i].name, OFF_BIG, room);
+			np_add("stat:type", OFF_BIG + 300008, 16);
+			np_check();
 		}
 	}
 	for (size_t room = 0; room < 40; room += 3) {
-		call_begin(".", 0, "a shared buffer of %zu bytes", room);
-		add("data:a", OFF_BIG, room);
-		add("data:d/b", CONT, 0);
-		add("data:missing", CONT, 0);
-		add("stat:type", CONT, 0);
-		add("data:d/e/c", CONT, 0);
-		add("dir:d/e", CONT, 0);
-		add("mnt:options", CONT, 0);
-		check();
+		np_call_begin(".", 0, "a shared buffer of %zu bytes", room);
+		np_add("data:a", OFF_BIG, room);
+		np_add("data:d/b", CONT, 0);
+		np_add("data:missing", CONT, 0);
+		np_add("stat:type", CONT, 0);
+		np_add("data:d/e/c", CONT, 0);
+		np_add("dir:d/e", CONT, 0);
+		np_add("mnt:options", CONT, 0);
+		np_check();
 	}
-	call_begin(".", 0, "no buffer yet");
-	add("stat:type", CONT, 0);
-	add("data:a", CONT, 0);
-	add("stat:type", OFF_BIG, 16);
-	check();
+	np_call_begin(".", 0, "no buffer yet");
+	np_add("stat:type", CONT, 0);
+	np_add("data:a", CONT, 0);
+	np_add("stat:type", OFF_BIG, 16);
+	np_check();
 }
 
 /* Names, buffers and the vector itself in bad memory. */
@@ -81,15 +81,15 @@ static void calls_bad_pointers(void)
 		"data:big", "", "mnt:mountpoint", "data:link", "mntns",
 	};
 
-	call_begin(".", 0, "bad names");
-	add(NAME_NULL, OFF_BIG, 4096);
-	add(NAME_ONE, CONT, 0);
-	add(NAME_NONE, CONT, 0);
-	add(":id", CONT, 0);
-	add(NAME_CROSS, CONT, 0);
-	add(NAME_BEFORE, CONT, 0);
-	add(":link", CONT, 0);
-	check();
+	np_call_begin(".", 0, "bad names");
+	np_add(NAME_NULL, OFF_BIG, 4096);
+	np_add(NAME_ONE, CONT, 0);
+	np_add(NAME_NONE, CONT, 0);
+	np_add(":id", CONT, 0);
+	np_add(NAME_CROSS, CONT, 0);
+	np_add(NAME_BEFORE, CONT, 0);
+	np_add(":link", CONT, 0);
+	np_check();
 
 	for (int where = 0; where < 4; where++) {
 		static const long bufs[] = {
@@ -101,17 +101,17 @@ static void calls_bad_pointers(void)
 			"a buffer running into a read-only page",
 		};
 
-		call_begin(".", 0, "values into %s", what[where]);
+		np_call_begin(".", 0, "values into %s", what[where]);
 		for (size_t i = 0; i < GV_ARRAY_SIZE(names); i++)
-			add(names[i], i ? CONT : bufs[where], 400000);
-		add("data:a", OFF_BIG, 64);
-		add("stat:type", CONT, 0);
-		check();
+			np_add(names[i], i ? CONT : bufs[where], 400000);
+		np_add("data:a", OFF_BIG, 64);
+		np_add("stat:type", CONT, 0);
+		np_check();
 		for (size_t i = 0; i < GV_ARRAY_SIZE(names); i++) {
-			call_begin(".", 0, "%s into %s", names[i], what[where]);
-			add(names[i], bufs[where], 400000);
-			add("stat:type", OFF_BIG, 64);
-			check();
+			np_call_begin(".", 0, "%s into %s", names[i], what[where]);
+			np_add(names[i], bufs[where], 400000);
+			np_add("stat:type", OFF_BIG, 64);
+			np_check();
 		}
 	}
 	/* which comes first, a value too long or a buffer too bad */
@@ -124,21 +124,21 @@ static void calls_bad_pointers(void)
 
 		for (size_t r = 0; r < GV_ARRAY_SIZE(rooms); r++)
 			for (size_t w = 0; w < GV_ARRAY_SIZE(at); w++) {
-				call_begin(".", 0, "%s in %zu bytes, 2 of them "
+				np_call_begin(".", 0, "%s in %zu bytes, 2 of them "
 					   "writable (%s page next)", files[f],
 					   rooms[r], w ? "unmapped" :
 					   "read-only");
-				add(files[f], at[w], rooms[r]);
-				add("stat:type", OFF_BIG, 64);
-				check();
+				np_add(files[f], at[w], rooms[r]);
+				np_add("stat:type", OFF_BIG, 64);
+				np_check();
 			}
 	}
-	call_begin(".", 0, "a buffer (void *)1");
-	add("data:a", BUF_ONE, 64);
-	add("stat:type", CONT, 0);
-	add("dir:d", CONT, 0);
-	add("stat:type", OFF_BIG, 64);
-	check();
+	np_call_begin(".", 0, "a buffer (void *)1");
+	np_add("data:a", BUF_ONE, 64);
+	np_add("stat:type", CONT, 0);
+	np_add("dir:d", CONT, 0);
+	np_add("stat:type", OFF_BIG, 64);
+	np_check();
 }
 
 /* Errors of the call itself, run by hand on both backends. */
@@ -179,14 +179,14 @@ static void calls_call_errors(void)
 	char *page = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct name_val *edge = (struct name_val *)(page + PAGE) - 1;
-	int file = openat(scratch_fd, "a", O_RDONLY | O_CLOEXEC);
+	int file = openat(np_scratch_fd, "a", O_RDONLY | O_CLOEXEC);
 	char buf[2][256];
 
 	munmap(page + PAGE, PAGE);
 	for (size_t i = 0; i < GV_ARRAY_SIZE(v); i++) {
 		int ret[2], err[2];
 		struct name_val nv[2][2];
-		int dfd = v[i].dfd == -2 ? scratch_fd :
+		int dfd = v[i].dfd == -2 ? np_scratch_fd :
 			  v[i].dfd == -3 ? file : v[i].dfd;
 
 		for (int b = 0; b < 2; b++) {
@@ -232,6 +232,6 @@ int main(void)
 	calls_overflow();
 	calls_bad_pointers();
 	calls_call_errors();
-	tap_diag("%u calls compared", calls_run);
+	tap_diag("%u calls compared", np_calls_run);
 	return tap_done();
 }

@@ -20,9 +20,9 @@
 #include <getvalues.h>
 
 #include "internal.h"
+#include "lib/parity.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "native_parity_lib.h"
 
 /* readfile() of every kind of file, into buffers of every size. */
 static void calls_readfile(void)
@@ -47,7 +47,7 @@ static void calls_readfile(void)
 				gv_backend_force(k ? GV_BACKEND_SYNC :
 						     GV_BACKEND_NATIVE);
 				errno = 0;
-				r[k] = readfile(scratch_fd, paths[i], b[k],
+				r[k] = readfile(np_scratch_fd, paths[i], b[k],
 						sizes[s], 0);
 				e[k] = r[k] < 0 ? errno : 0;
 			}
@@ -82,14 +82,14 @@ static void calls_readfile_fifo(void)
 			int fd;
 
 			alarm(10);	/* a readfile that did not wait */
-			fd = openat(scratch_fd, "fifo", O_WRONLY);
+			fd = openat(np_scratch_fd, "fifo", O_WRONLY);
 
 			_exit(fd < 0 || write(fd, text, sizeof(text) - 1) !=
 			      sizeof(text) - 1);
 		}
 		gv_backend_force(k ? GV_BACKEND_SYNC : GV_BACKEND_NATIVE);
 		errno = 0;
-		r[k] = readfile(scratch_fd, "fifo", b[k], sizeof(b[k]), 0);
+		r[k] = readfile(np_scratch_fd, "fifo", b[k], sizeof(b[k]), 0);
 		e[k] = r[k] < 0 ? errno : 0;
 		gv_backend_force(GV_BACKEND_AUTO);
 		waitpid(pid, NULL, 0);

@@ -15,7 +15,6 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +22,8 @@
 
 #include <getvalues.h>
 
+#include "lib/fifo.h"
+#include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
@@ -194,37 +195,29 @@ static void test_flags(void)
 	close(ino);
 }
 
+static void unprivileged_calls(void *arg, void *res)
+{
+	int *r = res;
+	char buf[64];
+
+	(void)arg;
+	r[0] = readfile(dir, "secret", buf, sizeof(buf), 0);
+	r[1] = errno;
+	r[2] = readfile(dir, "file", buf, sizeof(buf), O_NOATIME);
+	r[3] = errno;
+	r[4] = readfile(dir, "file", buf, sizeof(buf), 0);
+	r[5] = errno;
+}
+
 /* EACCES and EPERM need a caller without CAP_DAC_OVERRIDE and CAP_FOWNER. */
 static void test_unprivileged(void)
 {
-	int res[6], pfd[2];
-	char buf[64];
-	pid_t pid;
+	int res[6];
 
-	if (geteuid() != 0) {
-		tap_skip(3, "needs root to switch to an unprivileged user");
+	if (t_as_nobody(unprivileged_calls, NULL, res, sizeof(res))) {
+		tap_skip(3, T_NO_SECOND_USER);
 		return;
 	}
-	if (pipe(pfd))
-		tap_bail("pipe");
-	pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		if (setgid(65534) || setuid(65534))
-			_exit(2);
-		res[0] = readfile(dir, "secret", buf, sizeof(buf), 0);
-		res[1] = errno;
-		res[2] = readfile(dir, "file", buf, sizeof(buf), O_NOATIME);
-		res[3] = errno;
-		res[4] = readfile(dir, "file", buf, sizeof(buf), 0);
-		res[5] = errno;
-		_exit(write(pfd[1], res, sizeof(res)) == sizeof(res) ? 0 : 3);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], res, sizeof(res)) != sizeof(res))
-		tap_bail("child did not report");
-	close(pfd[0]);
-	waitpid(pid, NULL, 0);
 	tap_is_errno(res[0], res[1], -1, EACCES, "mode 0600 file of another user: EACCES");
 	tap_is_errno(res[2], res[3], -1, EPERM, "O_NOATIME on a file not owned: EPERM");
 	tap_is_errno(res[4], res[5], 6, 0, "the same file without O_NOATIME reads");
@@ -253,41 +246,6 @@ static void test_noatime(void)
 static void on_alarm(int sig)
 {
 	(void)sig;
-}
-
-/*
- * A child that opens the FIFO for writing, writes @data, lingers and exits.
- * Returns once the child is blocked in openat(), waiting for a reader: a
- * reader that came first would see no writer and read end of file.
- */
-static pid_t fifo_writer(const char *data, unsigned int linger)
-{
-	char path[64], line[64];
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int fd = openat(dir, "fifo", O_WRONLY | O_CLOEXEC);
-
-		if (fd < 0)
-			_exit(1);
-		if (data && write(fd, data, strlen(data)) < 0)
-			_exit(1);
-		sleep(linger);
-		_exit(0);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	for (int i = 0; i < 5000; i++) {
-		ssize_t n = t_orc_read(AT_FDCWD, path, line, sizeof(line) - 1);
-
-		if (n > 0) {
-			line[n] = 0;
-			if (atoi(line) == SYS_openat)
-				return pid;
-		}
-		usleep(1000);
-	}
-	kill(pid, SIGKILL);
-	tap_bail("FIFO writer never blocked in openat()");
 }
 
 static void test_fifo(void)
@@ -322,7 +280,7 @@ static void test_fifo(void)
 		   "FIFO: a writer that comes later is waited for");
 	waitpid(pid, NULL, 0);
 
-	pid = fifo_writer("data", 0);
+	pid = t_fifo_writer(dir, "fifo", "data", 0);
 	alarm(5);
 	r = readfile(dir, "fifo", buf, sizeof(buf), 0);
 	alarm(0);
@@ -330,7 +288,7 @@ static void test_fifo(void)
 		   "FIFO: waits for the writer's data, then EOF");
 	waitpid(pid, NULL, 0);
 
-	pid = fifo_writer(NULL, 3);
+	pid = t_fifo_writer(dir, "fifo", NULL, 3);
 	alarm(1);
 	errno = 0;
 	r = readfile(dir, "fifo", buf, sizeof(buf), 0);

@@ -22,10 +22,10 @@
 
 #include <getvalues.h>
 
+#include "lib/getvalues_cmd.h"
+#include "lib/run.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "tool_getvalues_lib.h"
-#include "tool_lib.h"
 
 static const char *const spec_stat_fields[] = {
 	"type", "mode", "nlink", "uid", "gid", "size", "blocks", "blksize",
@@ -82,7 +82,7 @@ static void test_acceptance(void)
 			 (long long)st.st_size);
 		tap_is_mem(line[2], strlen(line[2]), want, strlen(want),
 			   "acceptance: stat:size as stat(2) has it");
-		fs_name("/proc/self", fsn, sizeof(fsn));
+		tg_fs_name("/proc/self", fsn, sizeof(fsn));
 		snprintf(want, sizeof(want), "fs:type=0x%lx%s",
 			 (unsigned long)sfs.f_type, fsn);
 		tap_is_mem(line[3], strlen(line[3]), want, strlen(want),
@@ -99,12 +99,12 @@ static void test_acceptance(void)
 		run_free(&r);
 		return;
 	}
-	parse_json(&j, &r.out);
+	tg_parse_json(&j, &r.out);
 	tap_is_long(j.status, 0, "acceptance --json: python3 json parses it");
 	snprintf(want, sizeof(want), "%lld", (long long)st.st_size);
-	jline(&jwant, "V", "stat:size", want, strlen(want));
+	tg_jline(&jwant, "V", "stat:size", want, strlen(want));
 	snprintf(want, sizeof(want), "0x%lx", (unsigned long)sfs.f_type);
-	jline(&jwant, "V", "fs:type", want, strlen(want));
+	tg_jline(&jwant, "V", "fs:type", want, strlen(want));
 	n = split_lines(&j.out, line, 4);
 	tap_ok(n == 4 && !strncmp(line[0], "V 646174613a73746174 ", 21) &&
 	       !strncmp(line[1], "V 646174613a737461747573 ", 25),
@@ -131,16 +131,16 @@ static void test_acceptance(void)
 /* Plain values, the shorthand, stat against stat(2), fs against statfs. */
 static void test_text(void)
 {
-	struct stat st = stat_of("text", true);
+	struct stat st = tg_stat_of("text", true);
 	struct sb want = { 0 };
 	struct statfs sfs;
 	struct run r;
 	char fsn[64];
 
-	fs_name(dir, fsn, sizeof(fsn));
-	if (statfs(dir, &sfs))
-		tap_bail("statfs %s: %s", dir, strerror(errno));
-	run_tool(&r, NULL, dir, "data:text", ":link", "stat:size:text",
+	tg_fs_name(tg_dir, fsn, sizeof(fsn));
+	if (statfs(tg_dir, &sfs))
+		tap_bail("statfs %s: %s", tg_dir, strerror(errno));
+	run_tool(&r, NULL, tg_dir, "data:text", ":link", "stat:size:text",
 		 ":ino:text", "lstat:type:link", "stat:type:link", "fs:type",
 		 ":namelen", "stat:mode:sub", NULL);
 	sb_printf(&want, "data:text=hello world\\n\n"
@@ -154,7 +154,7 @@ static void test_text(void)
 		  "stat:mode:sub=%04o\n",
 		  (long long)st.st_size, (unsigned long long)st.st_ino,
 		  (unsigned long)sfs.f_type, fsn, (long)sfs.f_namelen,
-		  stat_of("sub", true).st_mode & 07777);
+		  tg_stat_of("sub", true).st_mode & 07777);
 	expect(&r, 0, &want, "", "values and shorthand");
 	run_free(&r);
 	sb_free(&want);
@@ -168,14 +168,14 @@ static void test_escaping(void)
 	sb_adds(&want, "data:esc=a\\tb\\\\c\\x01\\x7f\\xff\\xc3\\xa9\\n\\r\\a"
 		      "\\b\\v\\f\n");
 	sb_adds(&want, "data:\\xff=x\n");
-	run_tool(&r, NULL, dir, "data:esc", "data:\xff", NULL);
+	run_tool(&r, NULL, tg_dir, "data:esc", "data:\xff", NULL);
 	expect(&r, 0, &want, "", "C locale: every non-ASCII byte escaped");
 	run_free(&r);
 
 	/* the reference escaper must agree with the literal above */
 	sb_free(&want);
 	sb_adds(&want, "data:esc=");
-	sb_escaped(&want, esc_data, sizeof(esc_data) - 1);
+	sb_escaped(&want, tg_esc_data, sizeof(tg_esc_data) - 1);
 	tap_ok(!strncmp(want.p, "data:esc=a\\tb\\\\c\\x01\\x7f\\xff\\xc3\\xa9\\n"
 			"\\r\\a\\b\\v\\f", want.len),
 	       "the test's escaper matches the documented format");
@@ -189,7 +189,7 @@ static void test_escaping(void)
 	sb_adds(&want, "data:esc=a\\tb\\\\c\\x01\\x7f\\xff\xc3\xa9\\n\\r\\a"
 		      "\\b\\v\\f\n");
 	sb_adds(&want, "data:\\xff=x\n");
-	run_tool(&r, &(struct spawn){ .locale = "C.UTF-8" }, dir, "data:esc",
+	run_tool(&r, &(struct spawn){ .locale = "C.UTF-8" }, tg_dir, "data:esc",
 		 "data:\xff", NULL);
 	expect(&r, 0, &want, NULL,
 	       "UTF-8 locale: printable UTF-8 as is, bad bytes escaped");
@@ -203,32 +203,32 @@ static void test_lists(void)
 	char path[PATH_MAX];
 	struct run r;
 
-	snprintf(path, sizeof(path), "%s/sub", dir);
-	list_dir(path, &items);
-	text_list(&want, "dir:sub", &items);
+	snprintf(path, sizeof(path), "%s/sub", tg_dir);
+	tg_list_dir(path, &items);
+	tg_text_list(&want, "dir:sub", &items);
 	sb_free(&items);
-	list_dir(dir, &items);
-	text_list(&want, "data", &items);
+	tg_list_dir(tg_dir, &items);
+	tg_text_list(&want, "data", &items);
 	sb_free(&items);
-	sb_items(&items, spec_groups);
-	text_list(&want, "", &items);
+	sb_items(&items, tg_spec_groups);
+	tg_text_list(&want, "", &items);
 	sb_free(&items);
 	sb_items(&items, spec_stat_fields);
-	text_list(&want, "stat", &items);
-	text_list(&want, "lstat", &items);
+	tg_text_list(&want, "stat", &items);
+	tg_text_list(&want, "lstat", &items);
 	sb_free(&items);
-	run_tool(&r, NULL, dir, "dir:sub", "data", "", "stat", "lstat", NULL);
+	run_tool(&r, NULL, tg_dir, "dir:sub", "data", "", "stat", "lstat", NULL);
 	tap_ok(strstr(want.p, "  new\\nline\n") != NULL,
 	       "lists: the reference has the escaped item");
 	expect(&r, 0, &want, "", "lists: one item per line under NAME=");
 	run_free(&r);
 	sb_free(&want);
 
-	if (!have_xattr) {
-		tap_skip(3, "the file system of %s has no user xattrs", dir);
+	if (!tg_have_xattr) {
+		tap_skip(3, "the file system of %s has no user xattrs", tg_dir);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/text", dir);
+	snprintf(path, sizeof(path), "%s/text", tg_dir);
 	{
 		char names[4096];
 		ssize_t n = listxattr(path, names, sizeof(names));
@@ -237,7 +237,7 @@ static void test_lists(void)
 			tap_bail("listxattr: %s", strerror(errno));
 		sb_add(&items, names, n);
 	}
-	text_list(&want, "xattr", &items);
+	tg_text_list(&want, "xattr", &items);
 	sb_adds(&want, "xattr:user.bin=\\x00\\x01\\xfe\\xff\n");
 	sb_adds(&want, "xattr:user.txt=v\n");
 	run_tool(&r, NULL, path, "xattr", ":user.bin", ":user.txt", NULL);
@@ -307,23 +307,23 @@ static void test_mounts(void)
 	struct statx stx;
 	struct run r;
 
-	if (statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &stx) ||
+	if (statx(AT_FDCWD, tg_dir, 0, STATX_MNT_ID, &stx) ||
 	    !(stx.stx_mask & STATX_MNT_ID)) {
 		tap_skip(4, "kernel without STATX_MNT_ID");
 		return;
 	}
 	if (!mountinfo_of((unsigned int)stx.stx_mnt_id, mp, type, sizeof(mp)))
 		tap_bail("mount %llu of %s not in mountinfo",
-			 (unsigned long long)stx.stx_mnt_id, dir);
+			 (unsigned long long)stx.stx_mnt_id, tg_dir);
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)stx.stx_mnt_id);
 	snprintf(ns, sizeof(ns), "mntns:%s", id);
 
 	sb_items(&items, mnt_fields);
-	text_list(&want, "mnt", &items);
+	tg_text_list(&want, "mnt", &items);
 	sb_printf(&want, "mnt:id=%s\nmnt:fstype=", id);
 	sb_escaped(&want, type, strlen(type));
 	sb_add(&want, "\n", 1);
-	text_list(&want, ns, &items);
+	tg_text_list(&want, ns, &items);
 	sb_printf(&want, "%s:mountpoint=", ns);
 	sb_escaped(&want, mp, strlen(mp));
 	sb_printf(&want, "\n%s:fstype=", ns);
@@ -336,7 +336,7 @@ static void test_mounts(void)
 		char nsfield[48];
 
 		snprintf(nsfield, sizeof(nsfield), "%s:fstype", ns);
-		run_tool(&r, NULL, dir, "mnt", "mnt:id", ":fstype", ns,
+		run_tool(&r, NULL, tg_dir, "mnt", "mnt:id", ":fstype", ns,
 			 ":mountpoint", nsfield, ":mountpoint", NULL);
 	}
 	expect(&r, 0, &want, "", "mnt and mntns:ID: lists, values, and the "
@@ -345,7 +345,7 @@ static void test_mounts(void)
 	sb_free(&want);
 
 	/* a lone mntns in text is the mount table: see tool_mounts.c */
-	run_tool(&r, NULL, "-0", dir, "mntns", NULL);
+	run_tool(&r, NULL, "-0", tg_dir, "mntns", NULL);
 	item[0] = 0;
 	snprintf(item + 1, sizeof(item) - 1, "%s", id);
 	tap_ok(r.status == 0 && r.out.len > 2 && r.out.p[0] >= '1' &&

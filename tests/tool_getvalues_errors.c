@@ -13,10 +13,10 @@
 
 #include <getvalues.h>
 
+#include "lib/getvalues_cmd.h"
+#include "lib/run.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "tool_getvalues_lib.h"
-#include "tool_lib.h"
 
 static void test_exit_status(void)
 {
@@ -24,7 +24,7 @@ static void test_exit_status(void)
 	struct sb want = { 0 };
 	struct run r;
 
-	run_tool(&r, NULL, dir, "data:text", "data:missing", "stat:type:sub",
+	run_tool(&r, NULL, tg_dir, "data:text", "data:missing", "stat:type:sub",
 		 NULL);
 	sb_adds(&want, "data:text=hello world\\n\nstat:type:sub=dir\n");
 	expect(&r, 64, &want, "getvalues: data:missing: No such file or "
@@ -32,7 +32,7 @@ static void test_exit_status(void)
 	run_free(&r);
 	sb_free(&want);
 
-	run_tool(&r, NULL, dir, "", ":x", "data:text", ":nope", NULL);
+	run_tool(&r, NULL, tg_dir, "", ":x", "data:text", ":nope", NULL);
 	expect(&r, 64, NULL, "getvalues: :x: a shorthand :REST needs a "
 	       "previous name with a group (as in stat:mode :size)\n"
 	       "getvalues: data:nope: No such file or directory\n",
@@ -40,7 +40,7 @@ static void test_exit_status(void)
 	run_free(&r);
 
 	/* mount IDs never exceed INT_MAX; 2^32 is not even an ID */
-	run_tool(&r, NULL, dir, "mntns:4294967296:root", ":options",
+	run_tool(&r, NULL, tg_dir, "mntns:4294967296:root", ":options",
 		 "mntns:4294967295", ":dev", NULL);
 	expect(&r, 32, &empty,
 	       "getvalues: mntns:4294967296:root: no mount with ID "
@@ -58,7 +58,7 @@ static void test_exit_status(void)
 	memset(longname, 'x', sizeof(longname) - 1);
 	memcpy(longname, "data:", 5);
 	longname[sizeof(longname) - 1] = 0;
-	run_tool(&r, NULL, dir, longname, ":text", NULL);
+	run_tool(&r, NULL, tg_dir, longname, ":text", NULL);
 	sb_printf(&want, "getvalues: %s: name longer than 255 bytes\n"
 		  "getvalues: :text: a shorthand :REST needs a previous name "
 		  "with a group (as in stat:mode :size)\n", longname);
@@ -150,15 +150,15 @@ static void test_messages(void)
 	struct run r;
 
 	/* a FIFO beside the test's own files: data: must not open it */
-	snprintf(fifo, sizeof(fifo), "%s/fifo", outdir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tg_outdir);
 	if (mkfifo(fifo, 0644) && errno != EEXIST)
 		tap_bail("mkfifo %s: %s", fifo, strerror(errno));
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const char *origin = strcmp(cases[i].name, "data:fifo") ?
-				     dir : outdir;
+				     tg_dir : tg_outdir;
 
-		if (cases[i].xattr && !have_xattr) {
-			tap_skip(1, "no user xattrs on %s", dir);
+		if (cases[i].xattr && !tg_have_xattr) {
+			tap_skip(1, "no user xattrs on %s", tg_dir);
 			continue;
 		}
 		if (cases[i].msg)
@@ -178,7 +178,7 @@ static void test_messages(void)
 	}
 
 	/* the same words in JSON's message */
-	run_tool(&r, NULL, "--json", dir, "stat:sise", NULL);
+	run_tool(&r, NULL, "--json", tg_dir, "stat:sise", NULL);
 	sb_adds(&want, "{\n  \"values\": [\n    {\"name\": \"stat:sise\", "
 		"\"error\": \"ENOENT\", \"message\": \"no such field 'sise' "
 		"in group stat (getvalues PATH stat lists them)\"}\n  ]\n}\n");

@@ -16,10 +16,10 @@
 
 #include <getvalues.h>
 
+#include "lib/getvalues_cmd.h"
+#include "lib/run.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "tool_getvalues_lib.h"
-#include "tool_lib.h"
 
 static void test_json(void)
 {
@@ -27,7 +27,7 @@ static void test_json(void)
 	char path[PATH_MAX];
 	struct run r, j;
 
-	run_tool(&r, NULL, "--json", dir, "data:text", "data:utf8",
+	run_tool(&r, NULL, "--json", tg_dir, "data:text", "data:utf8",
 		 "data:esc", "data:big", "dir:sub", "data:missing", "",
 		 "data:\xff", "stat:nlink:sub", "data:surrogate", ":overlong",
 		 ":toohigh", ":highest", NULL);
@@ -39,41 +39,41 @@ static void test_json(void)
 		tap_skip(2, TOOL_NO_JSON);
 		goto escapes;
 	}
-	parse_json(&j, &r.out);
+	tg_parse_json(&j, &r.out);
 	tap_is_long(j.status, 0, "--json: python3 json parses it");
 	if (j.status)
 		tap_diag("%s", j.err.p);
 
-	read_file("text", &b);
-	jline(&jwant, "V", "data:text", b.p, b.len);
+	tg_read_file("text", &b);
+	tg_jline(&jwant, "V", "data:text", b.p, b.len);
 	sb_free(&b);
-	read_file("utf8", &b);
-	jline(&jwant, "V", "data:utf8", b.p, b.len);
+	tg_read_file("utf8", &b);
+	tg_jline(&jwant, "V", "data:utf8", b.p, b.len);
 	sb_free(&b);
-	read_file("esc", &b);
-	jline(&jwant, "BV", "data:esc", b.p, b.len);
+	tg_read_file("esc", &b);
+	tg_jline(&jwant, "BV", "data:esc", b.p, b.len);
 	sb_free(&b);
-	read_file("big", &b);
-	jline(&jwant, "BV", "data:big", b.p, b.len);
+	tg_read_file("big", &b);
+	tg_jline(&jwant, "BV", "data:big", b.p, b.len);
 	sb_free(&b);
-	snprintf(path, sizeof(path), "%s/sub", dir);
-	list_dir(path, &items);
-	jline(&jwant, "L", "dir:sub", items.p, items.len);
+	snprintf(path, sizeof(path), "%s/sub", tg_dir);
+	tg_list_dir(path, &items);
+	tg_jline(&jwant, "L", "dir:sub", items.p, items.len);
 	sb_free(&items);
-	jerror(&jwant, "data:missing", ENOENT);
-	sb_items(&items, spec_groups);
-	jline(&jwant, "L", "", items.p, items.len);
+	tg_jerror(&jwant, "data:missing", ENOENT);
+	sb_items(&items, tg_spec_groups);
+	tg_jline(&jwant, "L", "", items.p, items.len);
 	sb_free(&items);
-	jline(&jwant, "V", "data:\xff", "x", 1);
+	tg_jline(&jwant, "V", "data:\xff", "x", 1);
 	sb_printf(&b, "%llu",
-		  (unsigned long long)stat_of("sub", true).st_nlink);
-	jline(&jwant, "V", "stat:nlink:sub", b.p, b.len);
+		  (unsigned long long)tg_stat_of("sub", true).st_nlink);
+	tg_jline(&jwant, "V", "stat:nlink:sub", b.p, b.len);
 	sb_free(&b);
 	/* what RFC 3629 forbids is not UTF-8 */
-	jline(&jwant, "BV", "data:surrogate", "a\xed\xa0\x80", 4);
-	jline(&jwant, "BV", "data:overlong", "\xc0\xaf", 2);
-	jline(&jwant, "BV", "data:toohigh", "\xf4\x90\x80\x80", 4);
-	jline(&jwant, "V", "data:highest", "\xf4\x8f\xbf\xbf", 4);
+	tg_jline(&jwant, "BV", "data:surrogate", "a\xed\xa0\x80", 4);
+	tg_jline(&jwant, "BV", "data:overlong", "\xc0\xaf", 2);
+	tg_jline(&jwant, "BV", "data:toohigh", "\xf4\x90\x80\x80", 4);
+	tg_jline(&jwant, "V", "data:highest", "\xf4\x8f\xbf\xbf", 4);
 	tap_is_mem(j.out.p, j.out.len, jwant.p, jwant.len,
 		   "--json: strings, base64 exactly for non-UTF-8 values "
 		   "and names, arrays, errors; decoded bytes match the files");
@@ -86,11 +86,11 @@ escapes:
 	       "escaped");
 	run_free(&r);
 
-	if (!have_xattr) {
-		tap_skip(2, "the file system of %s has no user xattrs", dir);
+	if (!tg_have_xattr) {
+		tap_skip(2, "the file system of %s has no user xattrs", tg_dir);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/text", dir);
+	snprintf(path, sizeof(path), "%s/text", tg_dir);
 	run_tool(&r, NULL, "-J", path, "xattr:user.bin", ":user.txt", NULL);
 	tap_is_long(r.status, 0, "--json xattr: exit 0");
 	if (!tool_have_json) {
@@ -98,9 +98,9 @@ escapes:
 		run_free(&r);
 		return;
 	}
-	parse_json(&j, &r.out);
-	jline(&jwant, "BV", "xattr:user.bin", xattr_bin, sizeof(xattr_bin));
-	jline(&jwant, "V", "xattr:user.txt", "v", 1);
+	tg_parse_json(&j, &r.out);
+	tg_jline(&jwant, "BV", "xattr:user.bin", tg_xattr_bin, sizeof(tg_xattr_bin));
+	tg_jline(&jwant, "V", "xattr:user.txt", "v", 1);
 	tap_is_mem(j.out.p, j.out.len, jwant.p, jwant.len,
 		   "--json xattr: a binary value in base64, decoded exactly");
 	run_free(&j);
@@ -114,17 +114,17 @@ static void test_raw(void)
 	char path[PATH_MAX];
 	struct run r;
 
-	read_file("text", &want);
+	tg_read_file("text", &want);
 	sb_add(&want, "", 1);
-	snprintf(path, sizeof(path), "%s/sub", dir);
-	list_dir(path, &want);
+	snprintf(path, sizeof(path), "%s/sub", tg_dir);
+	tg_list_dir(path, &want);
 	sb_add(&want, "", 1);		/* the end of the list */
 	sb_add(&want, "", 1);		/* data:missing, empty */
-	sb_printf(&b, "%lld", (long long)stat_of("text", true).st_size);
+	sb_printf(&b, "%lld", (long long)tg_stat_of("text", true).st_size);
 	sb_add(&want, b.p, b.len + 1);
-	read_file("esc", &want);
+	tg_read_file("esc", &want);
 	sb_add(&want, "", 1);
-	run_tool(&r, NULL, "-0", dir, "data:text", "dir:sub", "data:missing",
+	run_tool(&r, NULL, "-0", tg_dir, "data:text", "dir:sub", "data:missing",
 		 "stat:size:text", "data:esc", NULL);
 	expect(&r, 64, &want,
 	       "getvalues: data:missing: No such file or directory\n",
@@ -141,30 +141,30 @@ static void test_growth(void)
 	char path[PATH_MAX];
 	struct run r;
 
-	read_file("big", &want);
+	tg_read_file("big", &want);
 	sb_add(&want, "", 1);
-	sb_printf(&want, "%u", BIG_SIZE);
+	sb_printf(&want, "%u", TG_BIG_SIZE);
 	sb_add(&want, "", 1);
-	read_file("text", &want);
+	tg_read_file("text", &want);
 	sb_add(&want, "", 1);
-	run_tool(&r, NULL, "--raw", dir, "data:big", "stat:size:big",
+	run_tool(&r, NULL, "--raw", tg_dir, "data:big", "stat:size:big",
 		 "data:text", NULL);
 	expect(&r, 0, &want, "", "a 1 MiB value: the buffer grows");
 	run_free(&r);
 	sb_free(&want);
 
-	snprintf(path, sizeof(path), "%s/many", dir);
-	list_dir(path, &items);
+	snprintf(path, sizeof(path), "%s/many", tg_dir);
+	tg_list_dir(path, &items);
 	tap_ok(items.len > 65536, "the big listing is %zu bytes", items.len);
-	text_list(&want, "dir:many", &items);
-	run_tool(&r, NULL, dir, "dir:many", NULL);
+	tg_text_list(&want, "dir:many", &items);
+	run_tool(&r, NULL, tg_dir, "dir:many", NULL);
 	expect(&r, 0, &want, "", "a listing larger than the first buffer");
 	run_free(&r);
 	sb_free(&want);
 	sb_free(&items);
 
 	/* at the limit the value fails, the others still come */
-	run_tool(&r, NULL, "--max-size=64K", dir, "data:text", "data:big",
+	run_tool(&r, NULL, "--max-size=64K", tg_dir, "data:text", "data:big",
 		 ":text", NULL);
 	sb_adds(&want, "data:text=hello world\\n\ndata:text=hello world\\n\n");
 	expect(&r, 64, &want, "getvalues: data:big: value does not fit in "
@@ -175,25 +175,25 @@ static void test_growth(void)
 	sb_free(&want);
 
 	/* two values that fit the limit alone, not together */
-	read_file("big", &want);
+	tg_read_file("big", &want);
 	sb_add(&want, "", 1);
-	read_file("big2", &want);
+	tg_read_file("big2", &want);
 	sb_add(&want, "", 1);
-	run_tool(&r, NULL, "-0", "--max-size=1200K", dir, "data:big",
+	run_tool(&r, NULL, "-0", "--max-size=1200K", tg_dir, "data:big",
 		 ":big2", NULL);
 	expect(&r, 0, &want, "",
 	       "--max-size: values that only fit one at a time all come");
 	run_free(&r);
 	sb_free(&want);
 
-	run_tool(&r, NULL, "-J", "--max-size=1K", dir, "data:big", NULL);
+	run_tool(&r, NULL, "-J", "--max-size=1K", tg_dir, "data:big", NULL);
 	if (!tool_have_json) {
 		tap_skip(1, TOOL_NO_JSON);
 	} else {
 		struct run j;
 		struct sb jwant = { 0 };
 
-		parse_json(&j, &r.out);
+		tg_parse_json(&j, &r.out);
 		sb_adds(&jwant, "E ");
 		sb_hex(&jwant, "data:big", 8);
 		sb_adds(&jwant,
@@ -212,16 +212,16 @@ static int count_calls(const char *const *args)
 {
 	char trace[PATH_MAX];
 
-	snprintf(trace, sizeof(trace), "%s/strace.log", outdir);
-	return tool_count_calls(dir, trace, args);
+	snprintf(trace, sizeof(trace), "%s/strace.log", tg_outdir);
+	return tool_count_calls(tg_dir, trace, args);
 }
 
 static void test_call_count(void)
 {
-	const char *const few[] = { dir, "data:text", ":esc", "stat:size",
+	const char *const few[] = { tg_dir, "data:text", ":esc", "stat:size",
 		":ino:text", "fs:type", "dir:sub", "", "xattr", "data:missing",
 		NULL };
-	const char *const big[] = { dir, "data:big", "stat:size", NULL };
+	const char *const big[] = { tg_dir, "data:big", "stat:size", NULL };
 	int n = count_calls(few);
 
 	if (n < 0) {

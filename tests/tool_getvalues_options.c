@@ -15,21 +15,21 @@
 
 #include <getvalues.h>
 
+#include "lib/getvalues_cmd.h"
+#include "lib/run.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "tool_getvalues_lib.h"
-#include "tool_lib.h"
 
 /* -L, -E and --fd: which object is $ORIGIN. */
 static void test_origin(void)
 {
 	struct sb want = { 0 }, items = { 0 };
 	char path[PATH_MAX], sub[PATH_MAX];
-	struct stat st = stat_of("text", true);
+	struct stat st = tg_stat_of("text", true);
 	struct run r;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/link", dir);
+	snprintf(path, sizeof(path), "%s/link", tg_dir);
 	run_tool(&r, NULL, path, "data:", "stat:type", NULL);
 	sb_adds(&want, "data:=hello world\\n\nstat:type=reg\n");
 	expect(&r, 0, &want, "", "a symlink PATH is followed");
@@ -42,7 +42,7 @@ static void test_origin(void)
 	run_free(&r);
 	sb_free(&want);
 
-	snprintf(path, sizeof(path), "%s/text", dir);
+	snprintf(path, sizeof(path), "%s/text", tg_dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		tap_bail("open %s: %s", path, strerror(errno));
@@ -55,9 +55,9 @@ static void test_origin(void)
 	sb_free(&want);
 	close(fd);
 
-	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = open(tg_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		tap_bail("open %s: %s", dir, strerror(errno));
+		tap_bail("open %s: %s", tg_dir, strerror(errno));
 	run_tool(&r, &(struct spawn){ .fd_src = fd, .fd_dst = 7 },
 		 "--fd=7", "text", "data:", NULL);
 	sb_adds(&want, "data:=hello world\\n\n");
@@ -66,22 +66,22 @@ static void test_origin(void)
 	sb_free(&want);
 
 	/* with -E every operand is a NAME, "" too */
-	sb_items(&items, spec_groups);
-	text_list(&want, "", &items);
+	sb_items(&items, tg_spec_groups);
+	tg_text_list(&want, "", &items);
 	sb_free(&items);
 	run_tool(&r, &(struct spawn){ .fd_src = fd, .fd_dst = 7 }, "-E",
 		 "--fd", "7", "", "dir:sub", NULL);
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	list_dir(sub, &items);
-	text_list(&want, "dir:sub", &items);
+	snprintf(sub, sizeof(sub), "%s/sub", tg_dir);
+	tg_list_dir(sub, &items);
+	tg_text_list(&want, "dir:sub", &items);
 	sb_free(&items);
 	expect(&r, 0, &want, "", "-E: no PATH operand; \"\" is a name");
 	run_free(&r);
 	sb_free(&want);
 	close(fd);
 
-	list_dir(sub, &items);
-	text_list(&want, "dir:", &items);
+	tg_list_dir(sub, &items);
+	tg_text_list(&want, "dir:", &items);
 	sb_free(&items);
 	run_tool(&r, &(struct spawn){ .cwd = sub }, "-E", "dir:", NULL);
 	expect(&r, 0, &want, "", "-E without --fd: the working directory");
@@ -102,7 +102,7 @@ static void test_backend(void)
 	struct run base, r;
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/text", dir);
+	snprintf(path, sizeof(path), "%s/text", tg_dir);
 	run_tool(&base, NULL, path, "data:", "stat:ino", "fs:type", NULL);
 	tap_is_long(base.status, 0, "backend: default run succeeds");
 

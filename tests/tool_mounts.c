@@ -21,10 +21,11 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "lib/mountinfo.h"
+#include "lib/mounts.h"
+#include "lib/run.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "mnt_lib.h"
-#include "tool_lib.h"
 
 #define LONG_MOUNTS	100	/* mount points of ~2 KiB each */
 
@@ -46,7 +47,7 @@ static const int default_cols[] = { MF_MOUNTPOINT, MF_SOURCE, MF_FSTYPE,
 static const char *const default_heads[] = { "TARGET", "SOURCE", "FSTYPE",
 					     "OPTIONS" };
 
-static char top[PATH_MAX];
+static const char *top;
 static const char *outdir;
 static bool have_statmount;
 
@@ -356,30 +357,6 @@ static void check_json(const char *what, const struct sb *json,
 
 /* ---- the tree ---- */
 
-static const char *at(const char *rel)
-{
-	static char paths[8][2 * PATH_MAX];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", top, rel);
-	return p;
-}
-
-static void do_mount(const char *src, const char *target, const char *type,
-		     unsigned long flags, const char *data)
-{
-	if (mount(src, target, type, flags, data))
-		tap_bail("mount %s on %s: %s", src ? src : "-", target,
-			 strerror(errno));
-}
-
-static void mkdir_at(const char *rel)
-{
-	if (mkdir(at(rel), 0755) && errno != EEXIST)
-		tap_bail("mkdir %s: %s", at(rel), strerror(errno));
-}
-
 /* The mount points that are not plain words, for --mounts PATH. */
 static const char *const odd[] = {
 	"plain", "plain/dir", "bind", "sp ace", "new\nline\ttab",
@@ -392,56 +369,34 @@ static void build_tree(void)
 	char rel[PATH_MAX];
 	size_t len;
 
-	snprintf(top, sizeof(top), "%s", t_tmpdir("mounts"));
-	do_mount("gv-top", top, "tmpfs", 0, "mode=0755");
-	mkdir_at("plain");
-	do_mount("gv plain\\src", at("plain"), "tmpfs", 0,
-		 "size=1m,mode=0750");
-	mkdir_at("plain/dir");
-	mkdir_at("bind");
-	do_mount(at("plain/dir"), at("bind"), NULL, MS_BIND, NULL);
-	mkdir_at("sp ace");
-	do_mount("", at("sp ace"), "tmpfs", 0, NULL);
-	mkdir_at("new\nline\ttab");
-	do_mount("gv-newline", at("new\nline\ttab"), "tmpfs", 0, NULL);
-	mkdir_at("gr\xc3\xbc\xc3\x9f" "e");
-	do_mount("gv-utf8", at("gr\xc3\xbc\xc3\x9f" "e"), "tmpfs", 0, NULL);
-	mkdir_at("\xff");
-	do_mount("gv-\xfe", at("\xff"), "tmpfs", 0, NULL);
-	mkdir_at("shared");
-	do_mount("gv-shared", at("shared"), "tmpfs", 0, NULL);
-	do_mount(NULL, at("shared"), NULL, MS_SHARED, NULL);
-	mkdir_at("peer");
-	do_mount(at("shared"), at("peer"), NULL, MS_BIND, NULL);
-	mkdir_at("slave");
-	do_mount(at("shared"), at("slave"), NULL, MS_BIND, NULL);
-	do_mount(NULL, at("slave"), NULL, MS_SLAVE, NULL);
-	mkdir_at("unbind");
-	do_mount("gv-unbind", at("unbind"), "tmpfs", 0, NULL);
-	do_mount(NULL, at("unbind"), NULL, MS_UNBINDABLE, NULL);
-	mkdir_at("ro");
-	do_mount("gv-ro", at("ro"), "tmpfs", MS_RDONLY | MS_NOSUID |
-		 MS_NODEV | MS_NOEXEC | MS_NOATIME, NULL);
+	top = mt_new_top("mounts");
+	mt_mount_at("plain", "gv plain\\src", "tmpfs", 0, "size=1m,mode=0750");
+	mt_mkdir("plain/dir");
+	mt_mount_at("bind", mt_at("plain/dir"), NULL, MS_BIND, NULL);
+	mt_mount_at("sp ace", "", "tmpfs", 0, NULL);
+	mt_mount_at("new\nline\ttab", "gv-newline", "tmpfs", 0, NULL);
+	mt_mount_at("gr\xc3\xbc\xc3\x9f" "e", "gv-utf8", "tmpfs", 0, NULL);
+	mt_mount_at("\xff", "gv-\xfe", "tmpfs", 0, NULL);
+	mt_propagation_tree();
+	mt_mount_at("ro", "gv-ro", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC | MS_NOATIME, NULL);
 	/* read-only here, read-write in the super-block: OPTIONS says ro */
-	mkdir_at("robind");
-	do_mount(at("plain"), at("robind"), NULL, MS_BIND, NULL);
-	do_mount(NULL, at("robind"), NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
-		 NULL);
+	mt_mount_at("robind", mt_at("plain"), NULL, MS_BIND, NULL);
+	mt_change("robind", MS_REMOUNT | MS_BIND | MS_RDONLY);
 
 	/* mount points of 2 KiB: a table well past the first buffer */
 	len = (size_t)snprintf(rel, sizeof(rel), "long");
-	mkdir_at(rel);
+	mt_mkdir(rel);
 	for (int d = 0; d < 8; d++) {
 		rel[len++] = '/';
 		memset(rel + len, 'a' + d, 240);
 		len += 240;
 		rel[len] = 0;
-		mkdir_at(rel);
+		mt_mkdir(rel);
 	}
 	for (int i = 0; i < LONG_MOUNTS; i++) {
 		snprintf(rel + len, sizeof(rel) - len, "/m%03d", i);
-		mkdir_at(rel);
-		do_mount("gv-long", at(rel), "tmpfs", 0, NULL);
+		mt_mount_at(rel, "gv-long", "tmpfs", 0, NULL);
 	}
 }
 
@@ -533,7 +488,7 @@ static void check_tree_present(void)
 
 	mi_load(&t);
 	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
-		const struct mi_mount *row = mi_of_path(&t, at(odd[i]));
+		const struct mi_mount *row = mi_of_path(&t, mt_at(odd[i]));
 
 		found += !strncmp(row->val[MF_MOUNTPOINT], top, strlen(top));
 	}
@@ -583,7 +538,7 @@ static void check_paths(void)
 
 	mi_load(&t);
 	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
-		const char *path = at(odd[i]);
+		const char *path = mt_at(odd[i]);
 		const struct mi_mount *row = mi_of_path(&t, path), **mrows;
 		struct mi_mount *copies;
 		struct sb want = { 0 }, tw = { 0 };
@@ -638,11 +593,11 @@ static void check_origin(void)
 	int fd;
 
 	mi_load(&t);
-	row = mi_of_path(&t, at("ro"));
+	row = mi_of_path(&t, mt_at("ro"));
 	want_raw(&want, &row, 1);
-	fd = open(at("ro"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = open(mt_at("ro"), O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		tap_bail("open %s: %s", at("ro"), strerror(errno));
+		tap_bail("open %s: %s", mt_at("ro"), strerror(errno));
 	run_tool(&r, &(struct spawn){ .fd_src = fd, .fd_dst = 7 }, "-0", "-o",
 		 ALL_FIELDS, "-E", "--fd=7", "--mounts", NULL);
 	expect(&r, 0, &want, "", "-E --fd 7 --mounts: the mount of fd 7");
@@ -650,8 +605,8 @@ static void check_origin(void)
 	close(fd);
 
 	/* a symlink on the top mount to the ro mount */
-	link = at("link");
-	if (symlink(at("ro"), link))
+	link = mt_at("link");
+	if (symlink(mt_at("ro"), link))
 		tap_bail("symlink: %s", strerror(errno));
 	run_tool(&r, NULL, "-0", "-o", ALL_FIELDS, "--mounts", link, NULL);
 	expect(&r, 0, &want, "", "--mounts LINK: the mount of its target");
@@ -753,7 +708,7 @@ static void check_views(void)
 /* Columns in a UTF-8 locale line up by the terminal's columns. */
 static void check_utf8(void)
 {
-	const char *path = at("gr\xc3\xbc\xc3\x9f" "e");
+	const char *path = mt_at("gr\xc3\xbc\xc3\x9f" "e");
 	struct sb want = { 0 };
 	wchar_t wide[PATH_MAX];
 	struct run r;
@@ -847,9 +802,9 @@ static void check_errors(void)
 	run_free(&r);
 	sb_free(&want);
 
-	run_tool(&r, NULL, "--mounts", at("nonexistent"), NULL);
+	run_tool(&r, NULL, "--mounts", mt_at("nonexistent"), NULL);
 	sb_printf(&want, "getvalues: %s: No such file or directory\n",
-		  at("nonexistent"));
+		  mt_at("nonexistent"));
 	expect(&r, 1, &empty, want.p, "--mounts of a missing PATH: exit 1");
 	run_free(&r);
 	sb_free(&want);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -24,6 +25,7 @@
 
 #include "lib/sub.h"
 #include "lib/tap.h"
+#include "lib/util.h"
 
 long long t_now_ms(void)
 {
@@ -159,18 +161,6 @@ bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 	return failed == 0;
 }
 
-static int t_write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 static int t_userns(void)
 {
 	uid_t uid = geteuid();
@@ -197,6 +187,43 @@ int t_private_mounts(bool *userns)
 		*userns = true;
 	}
 	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+int t_as_nobody(void (*fn)(void *arg, void *res), void *arg, void *res,
+		size_t size)
+{
+	int pfd[2], st = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	if (pipe2(pfd, O_CLOEXEC))
+		tap_bail("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(pfd[0]);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		fn(arg, res);
+		_exit(write(pfd[1], res, size) == (ssize_t)size ? 0 : 3);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], res, size);
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	if (n == (ssize_t)size)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+		errno = EPERM;
+		return -1;
+	}
+	tap_bail("a child as nobody did not report (status %#x)", st);
 }
 
 bool t_has_cap(int cap)

@@ -31,6 +31,17 @@ bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
  */
 int t_private_mounts(bool *userns);
 
+/*
+ * Run @fn(@arg, @res) in a child that is user and group nobody (65534, no
+ * supplementary groups), for what only another user than the files' owner
+ * sees (EACCES, EPERM); the @size bytes of @res come back. 0, or -1 with
+ * errno EPERM where this process cannot become another user: that needs
+ * real root (a user namespace maps one user only).
+ */
+int t_as_nobody(void (*fn)(void *arg, void *res), void *arg, void *res,
+		size_t size);
+#define T_NO_SECOND_USER "needs real root, to act as a second user (nobody)"
+
 /* Whether capability @cap is in this thread's effective set. */
 bool t_has_cap(int cap);
 

@@ -70,14 +70,33 @@ const char *t_tmpdir(const char *tag)
 	return dir;
 }
 
-int t_tmpdir_fd(const char *tag)
+int t_tmpdir_open(const char *tag, char *path, size_t size)
 {
 	const char *dir = t_tmpdir(tag);
 	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		tap_bail("open %s: %s", dir, strerror(errno));
+	if (path)
+		snprintf(path, size, "%s", dir);
 	return fd;
+}
+
+int t_tmpdir_fd(const char *tag)
+{
+	return t_tmpdir_open(tag, NULL, 0);
+}
+
+int t_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
 void t_fill_pattern(void *buf, size_t len, unsigned int seed)

@@ -14,11 +14,15 @@
 const char *t_tmpdir(const char *tag);
 /* The same, opened O_PATH|O_DIRECTORY. */
 int t_tmpdir_fd(const char *tag);
+/* The same, its path also into @path (@size bytes) unless that is NULL. */
+int t_tmpdir_open(const char *tag, char *path, size_t size);
 
 void t_fill_pattern(void *buf, size_t len, unsigned int seed);
 /* Create (or replace) @name under @dfd with @len bytes of @data. */
 int t_write_file(int dfd, const char *name, const void *data, size_t len,
 		 mode_t mode);
+/* Write the string @s into the existing file @path: 0, or -1 with errno. */
+int t_write_str(const char *path, const char *s);
 /* Reference read: open, read until EOF or @size, close; -1 with errno. */
 ssize_t t_orc_read(int dfd, const char *path, void *buf, size_t size);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * harden_fakeproc.c - data: never trusts a /proc that is not procfs (SPEC v2
+ * data_fakeproc.c - data: never trusts a /proc that is not procfs (SPEC v2
  * section 3). In a private mount namespace a tmpfs is mounted over /proc,
  * with every fd/N under self/, thread-self/, PID/ and PID/task/TID/ planted
  * as a symlink to a file outside $ORIGIN, to a FIFO holding data, or to
@@ -10,6 +10,8 @@
  * the files beneath $ORIGIN (read through open_by_handle_at(2) where the
  * caller has CAP_DAC_READ_SEARCH) or EOPNOTSUPP for the entry; the file
  * outside is never read and the FIFO keeps its data.
+ *
+ * Asked for by the hardening review of issue 14, as harden_fakeproc.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +28,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -50,7 +52,7 @@ static const char *const plant_names[] = {
 };
 
 struct job {
-	const struct hl_backend *b;
+	const struct t_backend *b;
 	enum plant p;
 };
 
@@ -166,7 +168,7 @@ static int make_fake_proc(enum plant p, pid_t decoy, char *origin,
 /* The entry is the file beneath, or EOPNOTSUPP where that is allowed. */
 static bool acceptable(int ret, const struct name_val *e, bool handle)
 {
-	if (hl_is(ret, e, inside, strlen(inside)))
+	if (t_is(ret, e, inside, strlen(inside)))
 		return true;
 	return !handle && ret == 1 && e->error == EOPNOTSUPP;
 }
@@ -174,7 +176,7 @@ static bool acceptable(int ret, const struct name_val *e, bool handle)
 static void run(void *arg)
 {
 	const struct job *j = arg;
-	const struct hl_backend *b = j->b;
+	const struct t_backend *b = j->b;
 	char origin[2100], path[4200], buf[8192];
 	int fifo_w, queued = -1, ret, err;
 	bool userns, handle, leaked;
@@ -205,7 +207,7 @@ static void run(void *arg)
 	gv_backend_force(b->id);
 
 	memset(buf, 0, sizeof(buf));
-	ret = hl_get1(AT_FDCWD, origin, 0, "data:inside", buf, sizeof(buf),
+	ret = t_get1(AT_FDCWD, origin, 0, "data:inside", buf, sizeof(buf),
 		      &e, &err);
 	if (b->id == GV_BACKEND_URING && ret < 0 && err == ENOSYS) {
 		tap_diag("forced uring says io_uring is unusable here (ENOSYS)");
@@ -214,7 +216,7 @@ static void run(void *arg)
 			   "is the file beneath $ORIGIN%s", b->name,
 			   plant_names[j->p], handle ? " (open_by_handle_at)" :
 			   " or EOPNOTSUPP")) {
-		tap_diag("   got %s", hl_got(ret, err, &e));
+		tap_diag("   got %s", t_got(ret, err, &e));
 	}
 	leaked = memmem(buf, sizeof(buf), "SECRET", 6) ||
 		 (ret >= 0 && e.error == EOVERFLOW);
@@ -222,14 +224,14 @@ static void run(void *arg)
 	/* data: of $ORIGIN itself, a regular file */
 	snprintf(path, sizeof(path), "%s/inside", origin);
 	memset(buf, 0, sizeof(buf));
-	ret = hl_get1(AT_FDCWD, path, 0, "data:", buf, sizeof(buf), &e, &err);
+	ret = t_get1(AT_FDCWD, path, 0, "data:", buf, sizeof(buf), &e, &err);
 	if (b->id == GV_BACKEND_URING && ret < 0 && err == ENOSYS)
 		tap_skip(1, "uring: unusable here");
 	else if (!tap_ok(acceptable(ret, &e, handle),
 			 "%s, %s: data: of a file $ORIGIN is that file%s",
 			 b->name, plant_names[j->p],
 			 handle ? "" : " or EOPNOTSUPP"))
-		tap_diag("   got %s", hl_got(ret, err, &e));
+		tap_diag("   got %s", t_got(ret, err, &e));
 	leaked |= memmem(buf, sizeof(buf), "SECRET", 6) ||
 		  (ret >= 0 && e.error == EOVERFLOW);
 	tap_ok(!leaked, "%s, %s: nothing outside $ORIGIN was read", b->name,
@@ -251,7 +253,7 @@ out:
 
 int main(void)
 {
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	int n, dfd;
 
 	alarm(600);	/* t_sub() bounds each case; this, the whole */
@@ -267,7 +269,7 @@ int main(void)
 	handle_cap = t_has_cap(CAP_DAC_READ_SEARCH);
 	tap_diag("CAP_DAC_READ_SEARCH: %s", handle_cap ? "yes" : "no");
 
-	n = hl_backends(bs, 1);
+	n = t_backends(bs, 1);
 	for (int i = 0; i < n; i++)
 		for (int p = P_FILE; p <= P_CHROOT; p++) {
 			struct job j = { &bs[i], p };

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_automount.c - no lookup for data:, dir:, stat: or lstat: triggers
+ * getvalues_automount.c - no lookup for data:, dir:, stat: or lstat: triggers
  * an automount (SPEC v2): an automount point is seen as the directory it
  * is, untriggered. The automount point is debugfs's "tracing" (it mounts
  * tracefs when walked into), in a private mount namespace; this needs
  * root, and a kernel with debugfs. After every call no new mount is there.
+ *
+ * Written for SPEC version 2 as spec2_automount.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -48,7 +50,7 @@ static int mounts_at(const char *dir)
 	return n;
 }
 
-static void check(const struct hl_backend *b, const char *dbg,
+static void check(const struct t_backend *b, const char *dbg,
 		  const struct statx *am)
 {
 	static const char *const names[] = {
@@ -78,23 +80,23 @@ static void check(const struct hl_backend *b, const char *dbg,
 			 (unsigned long long)am->stx_ino);
 		snprintf(mntid, sizeof(mntid), "%llu",
 			 (unsigned long long)am->stx_mnt_id);
-		tap_ok(hl_is(1, &v[0], "dir", 3) &&
-		       hl_is(1, &v[1], ino, strlen(ino)) &&
-		       hl_is(1, &v[2], "dir", 3), "%s: stat:/lstat: of the "
+		tap_ok(t_is(1, &v[0], "dir", 3) &&
+		       t_is(1, &v[1], ino, strlen(ino)) &&
+		       t_is(1, &v[2], "dir", 3), "%s: stat:/lstat: of the "
 		       "automount point: the directory itself (%s, %s)",
-		       b->name, hl_got(1, 0, &v[0]), hl_got(1, 0, &v[1]));
-		tap_ok(hl_is(1, &v[7], mntid, strlen(mntid)), "%s: stat:mntid "
+		       b->name, t_got(1, 0, &v[0]), t_got(1, 0, &v[1]));
+		tap_ok(t_is(1, &v[7], mntid, strlen(mntid)), "%s: stat:mntid "
 		       "of it: debugfs's mount (%s)", b->name,
-		       hl_got(1, 0, &v[7]));
-		tap_ok(hl_is(1, &v[3], "", 0), "%s: dir:tracing: the "
+		       t_got(1, 0, &v[7]));
+		tap_ok(t_is(1, &v[3], "", 0), "%s: dir:tracing: the "
 		       "untriggered directory, empty (%s)", b->name,
-		       hl_got(1, 0, &v[3]));
+		       t_got(1, 0, &v[3]));
 		tap_ok(v[4].error == ENOENT && v[5].error == ENOENT,
 		       "%s: data:/stat: beneath it: ENOENT, nothing there "
-		       "(%s, %s)", b->name, hl_got(1, 0, &v[4]),
-		       hl_got(1, 0, &v[5]));
+		       "(%s, %s)", b->name, t_got(1, 0, &v[4]),
+		       t_got(1, 0, &v[5]));
 		tap_ok(v[6].error == ENOENT, "%s: dir: beneath it: ENOENT "
-		       "(%s)", b->name, hl_got(1, 0, &v[6]));
+		       "(%s)", b->name, t_got(1, 0, &v[6]));
 		tap_ok(!memmem(buf, sizeof(buf), "README", 6),
 		       "%s: nothing of tracefs was listed or read", b->name);
 	}
@@ -104,7 +106,7 @@ static void check(const struct hl_backend *b, const char *dbg,
 
 static void run(void *arg)
 {
-	const struct hl_backend *bs = arg;
+	const struct t_backend *bs = arg;
 	char dbg[2100], tracing[2200];
 	struct statx am;
 	bool userns;
@@ -139,7 +141,7 @@ static void run(void *arg)
 
 int main(void)
 {
-	struct hl_backend bs[5] = { { 0 } };
+	struct t_backend bs[5] = { { 0 } };
 	int dfd;
 
 	alarm(300);
@@ -148,7 +150,7 @@ int main(void)
 	if (dfd < 0 || mkdirat(dfd, "dbg", 0755))
 		tap_bail("setup in %s: %s", top, strerror(errno));
 	close(dfd);
-	hl_backends(bs, CHECKS);
+	t_backends(bs, CHECKS);
 	t_sub("an automount point", 60, run, bs);
 	return tap_done();
 }

@@ -1,12 +1,8 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * tool_lib.h - what the tests of the command-line tools share: a growing
- * byte string, running a program with its output and exit status captured,
- * one check per stream, and counting the getvalues() calls a run makes.
+ * run.c - running the command-line tools for their tests: byte strings,
+ * programs run with their output captured, checks on what they gave.
  */
-#ifndef GV_TEST_TOOL_LIB_H
-#define GV_TEST_TOOL_LIB_H
-
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,22 +14,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/run.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* The tool under test, found in $GV_BUILD by tool_init(). */
 static char tool[PATH_MAX];
 
 /* ---- a growing byte string ---- */
 
-struct sb {
-	char *p;
-	size_t len, cap;
-};
-
-static inline void sb_add(struct sb *b, const void *p, size_t n)
+void sb_add(struct sb *b, const void *p, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;
@@ -51,13 +41,12 @@ static inline void sb_add(struct sb *b, const void *p, size_t n)
 	b->p[b->len] = 0;
 }
 
-static inline void sb_adds(struct sb *b, const char *s)
+void sb_adds(struct sb *b, const char *s)
 {
 	sb_add(b, s, strlen(s));
 }
 
-static inline void __attribute__((format(printf, 2, 3)))
-sb_printf(struct sb *b, const char *fmt, ...)
+void sb_printf(struct sb *b, const char *fmt, ...)
 {
 	char *s;
 	va_list ap;
@@ -72,7 +61,7 @@ sb_printf(struct sb *b, const char *fmt, ...)
 	free(s);
 }
 
-static inline void sb_hex(struct sb *b, const void *p, size_t n)
+void sb_hex(struct sb *b, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 
@@ -80,8 +69,7 @@ static inline void sb_hex(struct sb *b, const void *p, size_t n)
 		sb_printf(b, "%02x", s[i]);
 }
 
-/* The escaping getvalues(1) documents for the C locale, written anew. */
-static inline void sb_escaped(struct sb *b, const void *p, size_t n)
+void sb_escaped(struct sb *b, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 
@@ -104,9 +92,13 @@ static inline void sb_escaped(struct sb *b, const void *p, size_t n)
 	}
 }
 
-static const struct sb empty __attribute__((unused)) = { .p = "" };
+void sb_items(struct sb *b, const char *const *items)
+{
+	for (; *items; items++)
+		sb_add(b, *items, strlen(*items) + 1);
+}
 
-static inline void sb_free(struct sb *b)
+void sb_free(struct sb *b)
 {
 	free(b->p);
 	*b = (struct sb){ 0 };
@@ -114,21 +106,7 @@ static inline void sb_free(struct sb *b)
 
 /* ---- running a program ---- */
 
-struct spawn {
-	const char *locale;		/* LC_ALL; default "C" */
-	const char *cwd;
-	const char *const *env;		/* NAME=VALUE, NULL-terminated */
-	int fd_src, fd_dst;		/* dup2 when fd_dst > 0 */
-	int close_fd;			/* closed in the child when > 0 */
-};
-
-struct run {
-	struct sb out, err;
-	int status;			/* exit status, or 128 + signal */
-	pid_t pid;
-};
-
-static inline void drain(int *fd, struct sb *b)
+static void drain(int *fd, struct sb *b)
 {
 	char buf[65536];
 	ssize_t n = read(*fd, buf, sizeof(buf));
@@ -141,8 +119,8 @@ static inline void drain(int *fd, struct sb *b)
 	}
 }
 
-static inline void child(const struct spawn *sp, int out, int err,
-			 const char *prog, char *const *argv)
+static void child(const struct spawn *sp, int out, int err,
+		  const char *prog, char *const *argv)
 {
 	int null = open("/dev/null", O_RDONLY);
 
@@ -172,8 +150,8 @@ static inline void child(const struct spawn *sp, int out, int err,
 	_exit(127);
 }
 
-static inline void run_argv(struct run *r, const struct spawn *sp,
-			    const char *prog, char *const *argv)
+void run_argv(struct run *r, const struct spawn *sp,
+	      const char *prog, char *const *argv)
 {
 	static const struct spawn none = { 0 };
 	int po[2], pe[2], st;
@@ -210,9 +188,8 @@ static inline void run_argv(struct run *r, const struct spawn *sp,
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Run the tool with the arguments of the NULL-terminated @args. */
-static inline void run_tool_v(struct run *r, const struct spawn *sp,
-			      const char *const *args)
+void run_tool_v(struct run *r, const struct spawn *sp,
+		const char *const *args)
 {
 	const char *argv[64] = { "getvalues" };
 	size_t n = 1;
@@ -226,9 +203,7 @@ static inline void run_tool_v(struct run *r, const struct spawn *sp,
 	run_argv(r, sp, tool, (char *const *)argv);
 }
 
-/* Run the tool with the NULL-terminated arguments that follow. */
-static inline void __attribute__((sentinel))
-run_tool(struct run *r, const struct spawn *sp, ...)
+void run_tool(struct run *r, const struct spawn *sp, ...)
 {
 	const char *args[64];
 	size_t n = 0;
@@ -242,16 +217,15 @@ run_tool(struct run *r, const struct spawn *sp, ...)
 	run_tool_v(r, sp, args);
 }
 
-static inline void run_free(struct run *r)
+void run_free(struct run *r)
 {
 	sb_free(&r->out);
 	sb_free(&r->err);
 }
 
-/* Exit status, stdout and stderr, each one check. */
-static inline void expect(const struct run *r, int status,
-			  const struct sb *out, const char *err,
-			  const char *what)
+void expect(const struct run *r, int status,
+	    const struct sb *out, const char *err,
+	    const char *what)
 {
 	tap_is_long(r->status, status, "%s: exit status %d", what, status);
 	if (out)
@@ -262,14 +236,8 @@ static inline void expect(const struct run *r, int status,
 			   "%s: standard error", what);
 }
 
-/*
- * How many getvalues() calls the tool makes on $ORIGIN @origin, seen from
- * outside: the sync backend resolves $ORIGIN from the path once per call,
- * and strace shows the path string; @trace is where strace writes. -1
- * when strace cannot trace here.
- */
-static inline int tool_count_calls(const char *origin, const char *trace,
-				   const char *const *args)
+int tool_count_calls(const char *origin, const char *trace,
+		     const char *const *args)
 {
 	const char *argv[64] = { "strace", "-f", "-qq", "-e", "trace=%file",
 				 "-e", "signal=none", "-o", NULL, "--", tool,
@@ -316,17 +284,9 @@ static inline int tool_count_calls(const char *origin, const char *trace,
 	return calls;
 }
 
-/* Whether python3 can read JSON here: tool_init() finds out. */
-static bool tool_have_json;
-#define TOOL_NO_JSON "python3 with its json module is needed to read " \
-	"JSON (scripts/deps.sh check installs it)"
+bool tool_have_json;
 
-/*
- * @name in $GV_BUILD/tools: bail out without it. The JSON checks need
- * python3, which scripts/deps.sh check installs; where there is none (the
- * kcheck guest), those checks, and only those, skip with that reason.
- */
-static inline void tool_init(const char *name)
+void tool_init(const char *name)
 {
 	const char *build = getenv("GV_BUILD");
 	const char *argv[] = { "python3", "-c", "import json", NULL };
@@ -341,5 +301,3 @@ static inline void tool_init(const char *name)
 	tool_have_json = r.status == 0;
 	run_free(&r);
 }
-
-#endif /* GV_TEST_TOOL_LIB_H */

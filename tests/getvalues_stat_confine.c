@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_stat.c - stat:/lstat: SUBPATH confinement, the last component
- * included (SPEC v2, stat group). An ordinary symlink, wherever it stands,
- * resolves as if $ORIGIN were "/" (a container's etc/localtime ->
+ * getvalues_stat_confine.c - stat:/lstat: SUBPATH confinement, the last
+ * component included (SPEC v2, stat group). An ordinary symlink, wherever it
+ * stands, resolves as if $ORIGIN were "/" (a container's etc/localtime ->
  * /usr/share/zoneinfo/UTC is the container's file, never the host's) and
  * never crosses into another mount (EXDEV); a final magic link on procfs
  * (fd/N, cwd, root, exe, ns/NAME, also under task/TID/ and thread-self/) is
- * followed as stat(2) follows it; a magic link before the last component
- * is EXDEV. Expected values come from fstatat(2) of the paths inside.
+ * followed as stat(2) follows it; a magic link before the last component is
+ * EXDEV. Expected values come from fstatat(2) of the paths inside.
+ *
+ * Written for SPEC version 2 as spec2_stat.c; getvalues_stat.c has the
+ * fields themselves.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +23,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -29,32 +32,32 @@ static char top[2048], root[2100];
 static int root_fd = -1;
 
 /* stat:FIELD:SUBPATH of @origin is @want (a decimal or a word). */
-static void is(const struct hl_backend *b, const char *origin,
+static void is(const struct t_backend *b, const char *origin,
 	       const char *name, const char *want, const char *why)
 {
 	char buf[256];
 	struct name_val e;
 	int ret, err;
 
-	ret = hl_get1(AT_FDCWD, origin, 0, name, buf, sizeof(buf), &e, &err);
-	if (!tap_ok(hl_is(ret, &e, want, strlen(want)), "%s: %s is %s (%s)",
+	ret = t_get1(AT_FDCWD, origin, 0, name, buf, sizeof(buf), &e, &err);
+	if (!tap_ok(t_is(ret, &e, want, strlen(want)), "%s: %s is %s (%s)",
 		    b->name, name, want, why))
-		tap_diag("   got %s \"%.*s\"", hl_got(ret, err, &e),
+		tap_diag("   got %s \"%.*s\"", t_got(ret, err, &e),
 			 ret == 1 && !e.error ? (int)e.value_out.iov_len : 0,
 			 buf);
 }
 
-static void is_err(const struct hl_backend *b, const char *origin,
+static void is_err(const struct t_backend *b, const char *origin,
 		   const char *name, int want, const char *why)
 {
 	char buf[256];
 	struct name_val e;
 	int ret, err;
 
-	ret = hl_get1(AT_FDCWD, origin, 0, name, buf, sizeof(buf), &e, &err);
+	ret = t_get1(AT_FDCWD, origin, 0, name, buf, sizeof(buf), &e, &err);
 	if (!tap_ok(ret == 1 && e.error == (uint32_t)want, "%s: %s gets %s "
 		    "(%s)", b->name, name, strerrorname_np(want), why))
-		tap_diag("   got %s \"%.*s\"", hl_got(ret, err, &e),
+		tap_diag("   got %s \"%.*s\"", t_got(ret, err, &e),
 			 ret == 1 && !e.error ? (int)e.value_out.iov_len : 0,
 			 buf);
 }
@@ -79,7 +82,7 @@ static const char *size_in(const char *path)
 	return num(st.st_size);
 }
 
-static void test_symlinks(const struct hl_backend *b)
+static void test_symlinks(const struct t_backend *b)
 {
 	gv_backend_force(b->id);
 	is(b, root, "stat:size:etc/localtime",
@@ -103,7 +106,7 @@ static void test_symlinks(const struct hl_backend *b)
 	is(b, root, "lstat:type:etc/localtime", "lnk", "not followed");
 }
 
-static void test_magic(const struct hl_backend *b, int dfd)
+static void test_magic(const struct t_backend *b, int dfd)
 {
 	char name[64], origin[64];
 	struct stat st;
@@ -146,7 +149,7 @@ static void test_magic(const struct hl_backend *b, int dfd)
 /* In a private mount namespace: a tmpfs on $ORIGIN/mnt. */
 static void test_mounts(void *arg)
 {
-	const struct hl_backend *bs = arg;
+	const struct t_backend *bs = arg;
 	char mnt[2200];
 	struct stat st;
 	bool userns;
@@ -179,7 +182,7 @@ static void test_mounts(void *arg)
 
 int main(void)
 {
-	struct hl_backend bs[5] = { { 0 } };
+	struct t_backend bs[5] = { { 0 } };
 	int n, dfd;
 
 	alarm(300);
@@ -225,7 +228,7 @@ int main(void)
 	if (chdir(root))
 		tap_bail("chdir: %s", strerror(errno));
 
-	n = hl_backends(bs, 10 + 12);
+	n = t_backends(bs, 10 + 12);
 	for (int i = 0; i < n; i++) {
 		test_symlinks(&bs[i]);
 		test_magic(&bs[i], root_fd);

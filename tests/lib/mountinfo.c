@@ -1,13 +1,8 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * mnt_lib.h - what the mount tests share: their own reading of
- * /proc/self/mountinfo (written apart from the library's, so that the two
- * check each other), and fetching every field of many mounts with one
- * getvalues() call.
+ * mountinfo.c - /proc/self/mountinfo read and unescaped for the mount
+ * tests, and every field of many mounts fetched in one getvalues() call.
  */
-#ifndef GV_TEST_MNT_LIB_H
-#define GV_TEST_MNT_LIB_H
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -17,35 +12,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <getvalues.h>
-
+#include "lib/mountinfo.h"
 #include "lib/tap.h"
 
-#define MF_NUM 13
-
-/* The fields of SPEC 2.4, in its order. */
-static const char *const mf_names[MF_NUM] = {
+const char *const mf_names[MF_NUM] = {
 	"id", "parentid", "root", "mountpoint", "options", "shared", "master",
 	"propagate_from", "unbindable", "dev", "fstype", "source", "superopts",
 };
 
-enum { MF_ID, MF_PARENTID, MF_ROOT, MF_MOUNTPOINT, MF_OPTIONS, MF_SHARED,
-       MF_MASTER, MF_PROPFROM, MF_UNBINDABLE, MF_DEV, MF_FSTYPE, MF_SOURCE,
-       MF_SUPEROPTS };
-
-struct mi_mount {
-	unsigned long id;
-	char *val[MF_NUM];	/* unescaped, NUL-terminated */
-	size_t len[MF_NUM];
-};
-
-struct mi_table {
-	struct mi_mount *m;
-	size_t n;
-};
-
 /* \ooo to the byte it stands for; anything else stays. */
-static inline size_t mi_unescape(char *s)
+static size_t mi_unescape(char *s)
 {
 	char *r = s, *w = s;
 
@@ -63,7 +39,7 @@ static inline size_t mi_unescape(char *s)
 	return w - s;
 }
 
-static inline void mi_set(struct mi_mount *m, int f, const char *s)
+static void mi_set(struct mi_mount *m, int f, const char *s)
 {
 	m->val[f] = strdup(s);
 	if (!m->val[f])
@@ -72,7 +48,7 @@ static inline void mi_set(struct mi_mount *m, int f, const char *s)
 }
 
 /* Split at single spaces; empty fields stay (a source may be ""). */
-static inline int mi_split(char *line, char **f, int max)
+static int mi_split(char *line, char **f, int max)
 {
 	int n = 0;
 
@@ -86,7 +62,7 @@ static inline int mi_split(char *line, char **f, int max)
 	return n;
 }
 
-static inline void mi_free(struct mi_table *t)
+void mi_free(struct mi_table *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		for (int f = 0; f < MF_NUM; f++)
@@ -96,7 +72,7 @@ static inline void mi_free(struct mi_table *t)
 	t->n = 0;
 }
 
-static inline void mi_load(struct mi_table *t)
+void mi_load(struct mi_table *t)
 {
 	FILE *fp = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL, *f[64];
@@ -159,8 +135,7 @@ static inline void mi_load(struct mi_table *t)
 	fclose(fp);
 }
 
-static inline const struct mi_mount *mi_find(const struct mi_table *t,
-				      unsigned long id)
+const struct mi_mount *mi_find(const struct mi_table *t, unsigned long id)
 {
 	for (size_t i = 0; i < t->n; i++)
 		if (t->m[i].id == id)
@@ -168,29 +143,14 @@ static inline const struct mi_mount *mi_find(const struct mi_table *t,
 	return NULL;
 }
 
-/* Whether this kernel has statmount() (Linux 6.8). */
-static inline bool mnt_have_statmount(void)
+bool mnt_have_statmount(void)
 {
 	long r = syscall(457, NULL, NULL, 0, 0);
 
 	return !(r < 0 && errno == ENOSYS);
 }
 
-/*
- * Every field of every mount of @ids in ONE call: "mntns:ID" (the field
- * names), then ":id", ":parentid", ... by shorthand. @vec gets
- * (1 + MF_NUM) entries per mount.
- */
-struct ns_fetch {
-	struct name_val *vec;
-	char (*names)[32];
-	char *buf;
-	size_t n;
-	int ret;
-};
-
-static inline void ns_fetch(struct ns_fetch *r, const unsigned long *ids,
-			    size_t n)
+void ns_fetch(struct ns_fetch *r, const unsigned long *ids, size_t n)
 {
 	size_t per = 1 + MF_NUM, bufsize = (64 << 10) + n * 8192;
 	char (*shorts)[24] = calloc(MF_NUM, sizeof(*shorts));
@@ -219,28 +179,24 @@ static inline void ns_fetch(struct ns_fetch *r, const unsigned long *ids,
 	free(shorts);
 }
 
-static inline void ns_fetch_free(struct ns_fetch *r)
+void ns_fetch_free(struct ns_fetch *r)
 {
 	free(r->vec);
 	free(r->names);
 	free(r->buf);
 }
 
-/* The value of entry @e as a comparable thing. */
-static inline bool nv_is(const struct name_val *e, const char *want,
-			 size_t len)
+bool nv_is(const struct name_val *e, const char *want, size_t len)
 {
 	return e->error == 0 && e->value_out.iov_len == len &&
 	       !memcmp(e->value_out.iov_base, want, len);
 }
 
-static inline void nv_diag(const char *what, const struct name_val *e,
-		    const char *want, size_t len)
+void nv_diag(const char *what, const struct name_val *e, const char *want,
+	     size_t len)
 {
 	tap_diag("%s: got error %u, '%.*s' (%zu bytes); want '%.*s' (%zu)",
 		 what, e->error, (int)e->value_out.iov_len,
 		 e->error ? "" : (const char *)e->value_out.iov_base,
 		 e->value_out.iov_len, (int)len, want, len);
 }
-
-#endif /* GV_TEST_MNT_LIB_H */

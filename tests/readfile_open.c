@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * spec2_readfile_open.c - readfile() opens exactly as openat(2) does, never
+ * readfile_open.c - readfile() opens exactly as openat(2) does, never
  * with an O_NONBLOCK of its own (SPEC v2 section 1): a FIFO with no writer
  * waits for one, and gives what it wrote; a file under a conflicting lease
  * waits until the lease is given up, and gives the file (not EAGAIN).
  * O_NONBLOCK asked for by the caller is still EINVAL. Every backend, each
  * case in a child under a deadline.
+ *
+ * Written for SPEC version 2 as spec2_readfile_open.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,8 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
+#include "lib/fifo.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -32,29 +35,23 @@ static int dir_fd = -1;
 
 static void fifo_case(void *arg)
 {
-	const struct hl_backend *b = arg;
-	static struct hl_reader r;
+	const struct t_backend *b = arg;
+	static struct t_reader r;
 	char path[2100];
 	bool waited;
 	pthread_t t;
-	int w;
 
-	r = (struct hl_reader){
+	r = (struct t_reader){
 		.backend = b->id, .dfd = dir_fd,
 		.name = "fifo", .warm = "warm",
 	};
-	waited = hl_reader_start(&r, &t, 50);
+	waited = t_reader_start(&r, &t, 50);
 	if (!tap_ok(waited, "%s: readfile() of a FIFO with no writer waits "
 		    "for one, as open(2) does", b->name))
 		tap_diag("   it returned %zd (%s)", r.ret,
 			 r.ret < 0 ? strerrorname_np(r.err) : "-");
 	snprintf(path, sizeof(path), "%s/fifo", top);
-	w = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	if (w >= 0) {
-		if (write(w, payload, strlen(payload)) < 0)
-			tap_diag("write: %s", strerror(errno));
-		close(w);
-	}
+	t_fifo_feed(-1, path, payload);
 	if (t_join_within(t, 5000, NULL)) {
 		tap_ok(false, "%s: readfile() ends once the writer is gone",
 		       b->name);
@@ -77,9 +74,9 @@ static void on_break(int sig)
 
 static void lease_case(void *arg)
 {
-	const struct hl_backend *b = arg;
+	const struct t_backend *b = arg;
 	struct sigaction sa = { .sa_handler = on_break };
-	static struct hl_reader r;
+	static struct t_reader r;
 	sigset_t sigio;
 	char path[2100];
 	bool waited;
@@ -95,7 +92,7 @@ static void lease_case(void *arg)
 			 strerror(errno));
 		return;
 	}
-	r = (struct hl_reader){
+	r = (struct t_reader){
 		.backend = b->id, .dfd = dir_fd,
 		.name = "leased", .warm = "warm",
 	};
@@ -108,7 +105,7 @@ static void lease_case(void *arg)
 	sigemptyset(&sigio);
 	sigaddset(&sigio, SIGIO);
 	pthread_sigmask(SIG_BLOCK, &sigio, NULL);
-	waited = hl_reader_start(&r, &t, 50);
+	waited = t_reader_start(&r, &t, 50);
 	pthread_sigmask(SIG_UNBLOCK, &sigio, NULL);
 	if (!tap_ok(waited, "%s: readfile() of a file under a conflicting "
 		    "lease waits for it, as open(2) does", b->name))
@@ -132,7 +129,7 @@ static void lease_case(void *arg)
 
 int main(void)
 {
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	char buf[64];
 	ssize_t ret;
 	int n;
@@ -145,7 +142,7 @@ int main(void)
 	    t_write_file(dir_fd, "warm", "warm", 4, 0644))
 		tap_bail("setup in %s: %s", top, strerror(errno));
 
-	n = hl_backends(bs, 5);
+	n = t_backends(bs, 5);
 	for (int i = 0; i < n; i++) {
 		char what[64];
 

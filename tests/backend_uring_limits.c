@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * harden_uring_limits.c - io_uring under a low RLIMIT_NOFILE and behind a
+ * backend_uring_limits.c - io_uring under a low RLIMIT_NOFILE and behind a
  * seccomp filter installed after the probe (SPEC v2 section 3). Below 64
  * descriptors io_uring stays usable (its file table sized to what the
  * limit leaves) and the process's limit is never changed behind its back;
@@ -8,6 +8,8 @@
  * error under auto, and under a forced uring the values or ENOSYS, never
  * EIO. Each case is a fresh process (this program run again), so that
  * nothing is probed before it sets the stage.
+ *
+ * Asked for by the hardening review of issue 14, as harden_uring_limits.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,7 @@
 
 #include <getvalues.h>
 
-#include "harden_lib.h"
+#include "lib/backends.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -56,7 +58,7 @@ static int read_all(void)
 		return errno ? errno : EBADMSG;
 	for (int i = 0; i < FILES; i++) {
 		content(i, want, sizeof(want));
-		if (!hl_is(1, &v[i], want, strlen(want)))
+		if (!t_is(1, &v[i], want, strlen(want)))
 			return v[i].error ? (int)v[i].error : EBADMSG;
 	}
 	return 0;
@@ -193,7 +195,7 @@ static void exec_self(void *arg)
 static void run(const char *what, const char *mode, const char *a,
 		const char *b)
 {
-	char *args[] = { "harden_uring_limits", (char *)mode, top, (char *)a,
+	char *args[] = { "backend_uring_limits", (char *)mode, top, (char *)a,
 			 (char *)b, NULL };
 
 	t_sub(what, 30, exec_self, args);

@@ -1,23 +1,14 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * gvlsof_lib.h - what the gvlsof tests share: processes that hold open
- * files for them (holders), running gvlsof and the installed lsof with the
- * same arguments, and comparing the two byte for byte.
- *
- * gvlsof runs through a symbolic link named "lsof" in a scratch directory,
- * so that its messages name it as lsof's name it, and standard error can be
- * compared too.
+ * lsof.c - holders of open files for the gvlsof tests, and gvlsof run
+ * beside the installed lsof, their outputs compared byte for byte.
  */
-#ifndef GV_TEST_GVLSOF_LIB_H
-#define GV_TEST_GVLSOF_LIB_H
-
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,90 +18,83 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/lsof.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
-#define GV_MAX_HOLDERS	8
+char ls_tool[PATH_MAX];
+char ls_as_lsof[PATH_MAX + 80];
+const char *ls_dir;
+pid_t ls_holders[LS_MAX_HOLDERS];
+int ls_nholders;
+const char *const *ls_wrap;
 
-static char gv_tool[PATH_MAX];		/* $GV_BUILD/tools/gvlsof */
-static char gv_as_lsof[PATH_MAX + 80];	/* a link to it named lsof */
-static const char *gv_dir;		/* the test's scratch directory */
-static pid_t gv_holders[GV_MAX_HOLDERS];
-static int gv_nholders;
-
-static inline bool gv_have_lsof(void)
+bool ls_have_lsof(void)
 {
 	return !system("command -v lsof >/dev/null 2>&1");
 }
 
-/* The tool and a scratch directory (readable by all: holders, nobody). */
-static inline void gv_init(const char *tag)
+void ls_init(const char *tag)
 {
 	const char *build = getenv("GV_BUILD");
 	char dir[PATH_MAX + 64];
 
-	snprintf(gv_tool, sizeof(gv_tool), "%s/tools/gvlsof",
+	snprintf(ls_tool, sizeof(ls_tool), "%s/tools/gvlsof",
 		 build ? build : "build");
-	if (access(gv_tool, X_OK))
-		tap_bail("%s: %s", gv_tool, strerror(errno));
-	if (gv_tool[0] != '/') {
-		char *abs = realpath(gv_tool, NULL);
+	if (access(ls_tool, X_OK))
+		tap_bail("%s: %s", ls_tool, strerror(errno));
+	if (ls_tool[0] != '/') {
+		char *abs = realpath(ls_tool, NULL);
 
 		if (!abs)
-			tap_bail("%s: %s", gv_tool, strerror(errno));
-		snprintf(gv_tool, sizeof(gv_tool), "%s", abs);
+			tap_bail("%s: %s", ls_tool, strerror(errno));
+		snprintf(ls_tool, sizeof(ls_tool), "%s", abs);
 		free(abs);
 	}
-	gv_dir = t_tmpdir(tag);
-	chmod(gv_dir, 0755);
-	snprintf(dir, sizeof(dir), "%s/bin", gv_dir);
+	ls_dir = t_tmpdir(tag);
+	chmod(ls_dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/bin", ls_dir);
 	if (mkdir(dir, 0755))
 		tap_bail("mkdir %s: %s", dir, strerror(errno));
-	snprintf(gv_as_lsof, sizeof(gv_as_lsof), "%s/lsof", dir);
-	if (symlink(gv_tool, gv_as_lsof))
+	snprintf(ls_as_lsof, sizeof(ls_as_lsof), "%s/lsof", dir);
+	if (symlink(ls_tool, ls_as_lsof))
 		tap_bail("symlink: %s", strerror(errno));
 }
 
-static inline void gv_kill_holders(void)
+void ls_kill_holders(void)
 {
-	for (int i = 0; i < gv_nholders; i++)
-		if (gv_holders[i] > 0)
-			kill(gv_holders[i], SIGKILL);
-	for (int i = 0; i < gv_nholders; i++)
-		if (gv_holders[i] > 0)
-			waitpid(gv_holders[i], NULL, 0);
-	gv_nholders = 0;
+	for (int i = 0; i < ls_nholders; i++)
+		if (ls_holders[i] > 0)
+			kill(ls_holders[i], SIGKILL);
+	for (int i = 0; i < ls_nholders; i++)
+		if (ls_holders[i] > 0)
+			waitpid(ls_holders[i], NULL, 0);
+	ls_nholders = 0;
 }
 
-/* In a holder: fail with a message to the test, which bails out. */
-static int gv_ready_fd = -1;
+/* In a holder: where it reports to the test, which bails out. */
+static int ls_ready_fd = -1;
 
-static inline int gv_must(int ret, const char *what)
+int ls_must(int ret, const char *what)
 {
 	if (ret < 0) {
-		dprintf(gv_ready_fd, "%s: %s\n", what, strerror(errno));
+		dprintf(ls_ready_fd, "%s: %s\n", what, strerror(errno));
 		_exit(1);
 	}
 	return ret;
 }
 
-/* A path in the scratch directory. */
-static inline const char *gv_path(const char *name)
+const char *ls_path(const char *name)
 {
 	static char paths[16][PATH_MAX];
 	static int k;
 	char *p = paths[k++ % 16];
 
-	snprintf(p, PATH_MAX, "%s/%s", gv_dir, name);
+	snprintf(p, PATH_MAX, "%s/%s", ls_dir, name);
 	return p;
 }
 
-/*
- * Start a holder: a child that runs @hold(@arg), which opens what it
- * holds, then waits until killed. Descriptors 0 to 2 stay, descriptors
- * listed in @keep (ended by -1) are inherited, all others are closed.
- */
-static inline pid_t gv_holder(void (*hold)(void *), void *arg,
+pid_t ls_holder(void (*hold)(void *), void *arg,
 			      const int *keep)
 {
 	int ready[2];
@@ -118,7 +102,7 @@ static inline pid_t gv_holder(void (*hold)(void *), void *arg,
 	ssize_t n;
 	pid_t pid;
 
-	if (gv_nholders == GV_MAX_HOLDERS)
+	if (ls_nholders == LS_MAX_HOLDERS)
 		tap_bail("too many holders");
 	if (pipe2(ready, O_CLOEXEC))
 		tap_bail("pipe: %s", strerror(errno));
@@ -128,7 +112,7 @@ static inline pid_t gv_holder(void (*hold)(void *), void *arg,
 		tap_bail("fork: %s", strerror(errno));
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		gv_ready_fd = ready[1];
+		ls_ready_fd = ready[1];
 		for (int fd = 3; fd < 1024; fd++) {
 			bool kept = fd == ready[1];
 
@@ -149,21 +133,24 @@ static inline pid_t gv_holder(void (*hold)(void *), void *arg,
 	close(ready[0]);
 	if (n != 1) {
 		msg[n > 0 ? n : 0] = 0;
-		gv_kill_holders();
+		ls_kill_holders();
 		tap_bail("holder: %s", n > 0 ? msg : "died");
 	}
-	gv_holders[gv_nholders++] = pid;
+	ls_holders[ls_nholders++] = pid;
 	return pid;
 }
 
-/*
- * A process that lives about @ms milliseconds, for +r: a grandchild, so
- * that its parent (which returns to the test as a zombie, reaped by
- * gv_brief_reap()) reaps it and it leaves no zombie behind when it ends.
- */
-static pid_t gv_brief_parent;
+void *ls_idle(void *name)
+{
+	prctl(PR_SET_NAME, name);
+	for (;;)
+		pause();
+	return NULL;
+}
 
-static inline pid_t gv_brief(unsigned int ms)
+static pid_t ls_brief_parent;
+
+pid_t ls_brief(unsigned int ms)
 {
 	int p[2];
 	pid_t pid = 0;
@@ -171,10 +158,10 @@ static inline pid_t gv_brief(unsigned int ms)
 	if (pipe2(p, O_CLOEXEC))
 		tap_bail("pipe: %s", strerror(errno));
 	fflush(stdout);
-	gv_brief_parent = fork();
-	if (gv_brief_parent < 0)
+	ls_brief_parent = fork();
+	if (ls_brief_parent < 0)
 		tap_bail("fork: %s", strerror(errno));
-	if (!gv_brief_parent) {
+	if (!ls_brief_parent) {
 		pid_t c = fork();
 
 		if (!c) {
@@ -198,29 +185,23 @@ static inline pid_t gv_brief(unsigned int ms)
 	return pid;
 }
 
-static inline void gv_brief_reap(void)
+void ls_brief_reap(void)
 {
-	if (gv_brief_parent > 0)
-		waitpid(gv_brief_parent, NULL, 0);
-	gv_brief_parent = 0;
+	if (ls_brief_parent > 0)
+		waitpid(ls_brief_parent, NULL, 0);
+	ls_brief_parent = 0;
 }
 
 /* ---- running the tools ---- */
 
-struct gv_run {
-	char *out, *err;
-	size_t out_len, err_len;
-	int status;
-};
-
-static inline void gv_run_free(struct gv_run *r)
+void ls_run_free(struct ls_run *r)
 {
 	free(r->out);
 	free(r->err);
-	*r = (struct gv_run){ 0 };
+	*r = (struct ls_run){ 0 };
 }
 
-static inline char *gv_slurp(const char *path, size_t *len)
+char *ls_slurp(const char *path, size_t *len)
 {
 	size_t cap = 65536;
 	char *b = malloc(cap);
@@ -245,20 +226,15 @@ static inline char *gv_slurp(const char *path, size_t *len)
 	return b;
 }
 
-/*
- * Run @argv[0] (a path, or a name found in PATH) with the arguments that
- * follow, LC_ALL=@locale, as user @as (0: unchanged), standard output to
- * @stdout_path (NULL: captured).
- */
-static inline void gv_run_as(struct gv_run *r, const char *locale, uid_t as,
-			     const char *stdout_path, char *const argv[])
+void ls_run_as(struct ls_run *r, const char *locale, uid_t as,
+	       const char *stdout_path, char *const argv[])
 {
 	char out[PATH_MAX], err[PATH_MAX];
 	int st;
 	pid_t pid;
 
-	snprintf(out, sizeof(out), "%s/out", gv_dir);
-	snprintf(err, sizeof(err), "%s/err", gv_dir);
+	snprintf(out, sizeof(out), "%s/out", ls_dir);
+	snprintf(err, sizeof(err), "%s/err", ls_dir);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
@@ -282,23 +258,19 @@ static inline void gv_run_as(struct gv_run *r, const char *locale, uid_t as,
 	if (waitpid(pid, &st, 0) < 0)
 		tap_bail("waitpid: %s", strerror(errno));
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r->out = stdout_path ? calloc(1, 1) : gv_slurp(out, &r->out_len);
-	r->err = gv_slurp(err, &r->err_len);
+	r->out = stdout_path ? calloc(1, 1) : ls_slurp(out, &r->out_len);
+	r->err = ls_slurp(err, &r->err_len);
 	if (!r->out)
 		tap_bail("out of memory");
 }
 
-/* a command that runs the tools (NULL-terminated), or NULL */
-static const char *const *gv_wrap;
-
-/* @tool ("lsof", or gv_as_lsof) with the NULL-terminated @args */
-static inline void gv_run(struct gv_run *r, const char *tool,
-			  const char *locale, const char *const *args)
+void ls_run(struct ls_run *r, const char *tool,
+	    const char *locale, const char *const *args)
 {
 	const char *argv[80];
 	size_t n = 0;
 
-	for (const char *const *w = gv_wrap; w && *w; w++)
+	for (const char *const *w = ls_wrap; w && *w; w++)
 		argv[n++] = *w;
 	argv[n++] = tool;
 
@@ -308,12 +280,11 @@ static inline void gv_run(struct gv_run *r, const char *tool,
 		argv[n++] = *args;
 	}
 	argv[n] = NULL;
-	gv_run_as(r, locale, 0, NULL, (char *const *)argv);
+	ls_run_as(r, locale, 0, NULL, (char *const *)argv);
 }
 
-/* The first line where @a and @b differ, for a diagnostic. */
-static inline void gv_diag_first_diff(const char *what, const char *a,
-				      const char *b)
+void ls_diag_first_diff(const char *what, const char *a,
+			const char *b)
 {
 	int line = 1;
 
@@ -333,8 +304,7 @@ static inline void gv_diag_first_diff(const char *what, const char *a,
 }
 
 /* Remove from @r's standard error the lines that start with @prefixes. */
-static inline void gv_drop_err_lines(struct gv_run *r,
-				     const char *const *prefixes)
+static void drop_err_lines(struct ls_run *r, const char *const *prefixes)
 {
 	char *in = r->err, *out = r->err, *end = r->err + r->err_len;
 
@@ -360,7 +330,7 @@ static inline void gv_drop_err_lines(struct gv_run *r,
  * addresses, gvlsof's to the project and its manual (gvlsof(1)): those
  * lines are left out of the comparison.
  */
-static inline void gv_drop_addresses(struct gv_run *l, struct gv_run *g)
+static void drop_addresses(struct ls_run *l, struct ls_run *g)
 {
 	static const char *const lsof_lines[] = {
 		" latest revision: ", " latest FAQ: ",
@@ -370,17 +340,13 @@ static inline void gv_drop_addresses(struct gv_run *l, struct gv_run *g)
 		" part of getvalues ", " manual: gvlsof(1)", NULL
 	};
 
-	gv_drop_err_lines(l, lsof_lines);
-	gv_drop_err_lines(g, gvlsof_lines);
+	drop_err_lines(l, lsof_lines);
+	drop_err_lines(g, gvlsof_lines);
 }
 
-/*
- * lsof and gvlsof with the same arguments, in locale @locale: the same
- * exit status, standard output and standard error. One check.
- */
-static inline bool gv_same(const char *locale, const char *const *args)
+bool ls_same(const char *locale, const char *const *args)
 {
-	struct gv_run l = { 0 }, g = { 0 };
+	struct ls_run l = { 0 }, g = { 0 };
 	char what[512];
 	size_t o = 0;
 	bool same;
@@ -388,9 +354,9 @@ static inline bool gv_same(const char *locale, const char *const *args)
 	for (const char *const *a = args; *a && o < sizeof(what) - 1; a++)
 		o += snprintf(what + o, sizeof(what) - o, "%s%s",
 			      a == args ? "" : " ", *a);
-	gv_run(&l, "lsof", locale, args);
-	gv_run(&g, gv_as_lsof, locale, args);
-	gv_drop_addresses(&l, &g);
+	ls_run(&l, "lsof", locale, args);
+	ls_run(&g, ls_as_lsof, locale, args);
+	drop_addresses(&l, &g);
 	same = l.status == g.status && l.out_len == g.out_len &&
 	       !memcmp(l.out, g.out, l.out_len) && l.err_len == g.err_len &&
 	       !memcmp(l.err, g.err, l.err_len);
@@ -400,18 +366,16 @@ static inline bool gv_same(const char *locale, const char *const *args)
 			tap_diag("exit status: lsof %d, gvlsof %d", l.status,
 				 g.status);
 		if (l.out_len != g.out_len || memcmp(l.out, g.out, l.out_len))
-			gv_diag_first_diff("stdout", l.out, g.out);
+			ls_diag_first_diff("stdout", l.out, g.out);
 		if (l.err_len != g.err_len || memcmp(l.err, g.err, l.err_len))
-			gv_diag_first_diff("stderr", l.err, g.err);
+			ls_diag_first_diff("stderr", l.err, g.err);
 	}
-	gv_run_free(&l);
-	gv_run_free(&g);
+	ls_run_free(&l);
+	ls_run_free(&g);
 	return same;
 }
 
-/* gv_same() with the arguments that follow, a NULL ends them */
-static inline bool __attribute__((sentinel))
-gv_same_v(const char *locale, ...)
+bool ls_same_v(const char *locale, ...)
 {
 	const char *args[64];
 	size_t n = 0;
@@ -422,20 +386,17 @@ gv_same_v(const char *locale, ...)
 		if (++n == sizeof(args) / sizeof(args[0]) - 1)
 			tap_bail("too many arguments");
 	va_end(ap);
-	return gv_same(locale, args);
+	return ls_same(locale, args);
 }
 
-/* "1234,5678": the holders' PIDs as a -p list */
-static inline const char *gv_pids(void)
+const char *ls_pids(void)
 {
 	static char buf[256];
 	size_t o = 0;
 
 	buf[0] = 0;
-	for (int i = 0; i < gv_nholders && o < sizeof(buf) - 16; i++)
+	for (int i = 0; i < ls_nholders && o < sizeof(buf) - 16; i++)
 		o += snprintf(buf + o, sizeof(buf) - o, "%s%d", i ? "," : "",
-			      (int)gv_holders[i]);
+			      (int)ls_holders[i]);
 	return buf;
 }
-
-#endif /* GV_TEST_GVLSOF_LIB_H */

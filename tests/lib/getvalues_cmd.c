@@ -1,40 +1,30 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * tool_getvalues_lib.h - what the tests of the getvalues command share: a
- * scratch tree of files whose bytes test escaping, UTF-8 and buffer
- * growth, values this program reads for itself (read(2), stat(2),
- * readdir(3), statfs(2) through stat -f) in the tool's formats, and JSON
- * read back by Python's json module.
+ * getvalues_cmd.c - the scratch tree, reference values and JSON reader
+ * that the tests of the getvalues command share.
  */
-#ifndef GV_TEST_TOOL_GETVALUES_LIB_H
-#define GV_TEST_TOOL_GETVALUES_LIB_H
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "lib/getvalues_cmd.h"
 #include "lib/tap.h"
 #include "lib/util.h"
-#include "tool_lib.h"
 
-static const char *dir;		/* the scratch tree */
-static const char *outdir;	/* files of the test itself */
+const char *tg_dir;
+const char *tg_outdir;
+bool tg_have_xattr;
 static char pybuf[PATH_MAX];	/* where JSON goes for the parser */
-static bool have_xattr;
 
-#define BIG_SIZE	((1u << 20) + 17)	/* well past the first buffer */
-
-static const char esc_data[] = "a\tb\\c\x01\x7f\xff\xc3\xa9\n\r\a\b\v\f";
+const char tg_esc_data[17] = "a\tb\\c\x01\x7f\xff\xc3\xa9\n\r\a\b\v\f";
 static const char utf8_data[] =
 	"gr\xc3\xbc\xc3\x9f" "e \"q\" \\ \x01 \xe2\x82\xac\n";
-static const char xattr_bin[] = { 0x00, 0x01, (char)0xfe, (char)0xff };
+const char tg_xattr_bin[4] = { 0x00, 0x01, (char)0xfe, (char)0xff };
 
 /* ---- JSON, read by Python's json module ---- */
 
@@ -83,8 +73,7 @@ static const char json_reader[] =
 	"        except UnicodeDecodeError: pass\n"
 	"    print(kind, name.hex(), val.hex())\n";
 
-/* Parse @json; @r gets what the reader printed. */
-static inline void parse_json(struct run *r, const struct sb *json)
+void tg_parse_json(struct run *r, const struct sb *json)
 {
 	const char *argv[] = { "python3", "-c", json_reader, pybuf, NULL };
 	int fd = open(pybuf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -95,9 +84,8 @@ static inline void parse_json(struct run *r, const struct sb *json)
 	run_argv(r, NULL, "python3", (char *const *)argv);
 }
 
-/* What the JSON reader prints for a value: "KIND NAMEHEX VALUEHEX". */
-static inline void jline(struct sb *b, const char *kind, const char *name,
-			 const void *val, size_t len)
+void tg_jline(struct sb *b, const char *kind, const char *name,
+	      const void *val, size_t len)
 {
 	sb_printf(b, "%s ", kind);
 	sb_hex(b, name, strlen(name));
@@ -106,8 +94,7 @@ static inline void jline(struct sb *b, const char *kind, const char *name,
 	sb_add(b, "\n", 1);
 }
 
-/* What the JSON reader prints for an error: "E NAMEHEX ERRNO MESSAGE". */
-static inline void jerror(struct sb *b, const char *name, int err)
+void tg_jerror(struct sb *b, const char *name, int err)
 {
 	sb_add(b, "E ", 2);
 	sb_hex(b, name, strlen(name));
@@ -116,11 +103,7 @@ static inline void jerror(struct sb *b, const char *name, int err)
 
 /* ---- independent reference values ---- */
 
-/*
- * " (NAME)": what getvalues(1) adds to fs:type in text, NAME as coreutils'
- * stat -f calls the file system of @path; "" where stat has no name for it.
- */
-static inline void fs_name(const char *path, char *out, size_t size)
+void tg_fs_name(const char *path, char *out, size_t size)
 {
 	const char *argv[] = { "stat", "-f", "-c", "%T", path, NULL };
 	struct run r;
@@ -136,34 +119,31 @@ static inline void fs_name(const char *path, char *out, size_t size)
 	run_free(&r);
 }
 
-/* The bytes of @name in the scratch tree, by read(2), added to @b. */
-static inline void read_file(const char *name, struct sb *b)
+void tg_read_file(const char *name, struct sb *b)
 {
 	char path[PATH_MAX];
-	static char buf[BIG_SIZE + 4096];
+	static char buf[TG_BIG_SIZE + 4096];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", tg_dir, name);
 	n = t_orc_read(AT_FDCWD, path, buf, sizeof(buf));
 	if (n < 0)
 		tap_bail("read %s: %s", path, strerror(errno));
 	sb_add(b, buf, n);
 }
 
-/* stat(2) (lstat(2) unless @follow) of @name in the scratch tree. */
-static inline struct stat stat_of(const char *name, bool follow)
+struct stat tg_stat_of(const char *name, bool follow)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", tg_dir, name);
 	if ((follow ? stat : lstat)(path, &st))
 		tap_bail("stat %s: %s", path, strerror(errno));
 	return st;
 }
 
-/* The names in @path as readdir(3) gives them, each ended by NUL. */
-static inline void list_dir(const char *path, struct sb *items)
+void tg_list_dir(const char *path, struct sb *items)
 {
 	DIR *d = opendir(path);
 	struct dirent *de;
@@ -176,9 +156,8 @@ static inline void list_dir(const char *path, struct sb *items)
 	closedir(d);
 }
 
-/* A list as the text format shows it: "NAME=" and "  ITEM" lines. */
-static inline void text_list(struct sb *b, const char *name,
-			     const struct sb *items)
+void tg_text_list(struct sb *b, const char *name,
+		  const struct sb *items)
 {
 	sb_printf(b, "%s=\n", name);
 	for (size_t i = 0; i < items->len;) {
@@ -191,35 +170,27 @@ static inline void text_list(struct sb *b, const char *name,
 	}
 }
 
-/* The NULL-ended @items as a list: each ended by NUL. */
-static inline void sb_items(struct sb *b, const char *const *items)
-{
-	for (; *items; items++)
-		sb_add(b, *items, strlen(*items) + 1);
-}
-
-/* The groups SPEC names, as a listing of "" gives them. */
-static const char *const spec_groups[] __attribute__((unused)) = {
+const char *const tg_spec_groups[] = {
 	"mnt", "mntns", "xattr", "data", "dir", "stat", "lstat", "fs", NULL
 };
 
 /* ---- the scratch tree ---- */
 
 /* The scratch tree, the test's own directory, and xattrs if it has them. */
-static inline void make_tree(void)
+static void make_tree(void)
 {
-	static char big[BIG_SIZE];
+	static char big[TG_BIG_SIZE];
 	char path[PATH_MAX];
 	int d;
 
-	dir = t_tmpdir("tool");
-	outdir = t_tmpdir("tool-out");
-	snprintf(pybuf, sizeof(pybuf), "%s/values.json", outdir);
-	d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	tg_dir = t_tmpdir("tool");
+	tg_outdir = t_tmpdir("tool-out");
+	snprintf(pybuf, sizeof(pybuf), "%s/values.json", tg_outdir);
+	d = open(tg_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t_fill_pattern(big, sizeof(big), 7);
 	if (d < 0 ||
 	    t_write_file(d, "text", "hello world\n", 12, 0644) ||
-	    t_write_file(d, "esc", esc_data, sizeof(esc_data) - 1, 0644) ||
+	    t_write_file(d, "esc", tg_esc_data, sizeof(tg_esc_data) - 1, 0644) ||
 	    t_write_file(d, "utf8", utf8_data, sizeof(utf8_data) - 1, 0644) ||
 	    t_write_file(d, "big", big, sizeof(big), 0644) ||
 	    (t_fill_pattern(big, sizeof(big), 8), 0) ||
@@ -247,20 +218,16 @@ static inline void make_tree(void)
 	}
 	close(d);
 
-	snprintf(path, sizeof(path), "%s/text", dir);
-	have_xattr = !setxattr(path, "user.bin", xattr_bin, sizeof(xattr_bin),
+	snprintf(path, sizeof(path), "%s/text", tg_dir);
+	tg_have_xattr = !setxattr(path, "user.bin", tg_xattr_bin, sizeof(tg_xattr_bin),
 			       0) &&
 		     !setxattr(path, "user.txt", "v", 1, 0);
-	if (!have_xattr && errno != ENOTSUP)
+	if (!tg_have_xattr && errno != ENOTSUP)
 		tap_bail("setxattr %s: %s", path, strerror(errno));
 }
 
-
-/* Set up a test program: the tool found, the scratch tree made. */
-static inline void tg_start(void)
+void tg_start(void)
 {
 	tool_init("getvalues");
 	make_tree();
 }
-
-#endif /* GV_TEST_TOOL_GETVALUES_LIB_H */

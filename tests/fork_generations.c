@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * harden_forkwrap.c - children that ran no fork handlers, and counters that
+ * fork_generations.c - children that ran no fork handlers, and counters that
  * a long-lived process wears out. A child of _Fork() or of a bare clone(2)
  * inherits the parent's caches (the thread id that the copies into the
  * caller's memory go to, the thread's io_uring ring, the descriptor table
@@ -12,6 +12,8 @@
  * must the first fork() of a process whose first call another thread makes
  * while that fork runs, and a fork() whose child calls the library from a
  * child handler that runs before the library's.
+ *
+ * Asked for by the hardening review of issue 14, as harden_forkwrap.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,7 +33,8 @@
 #include <getvalues.h>
 
 #include "fds.h"
-#include "harden_lib.h"
+#include "lib/backends.h"
+#include "lib/fifo.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -51,7 +54,7 @@ enum how { BY_FORK, BY_CLONE };
 static const char *const how_names[] = { "_Fork()", "clone(2)" };
 
 struct job {
-	const struct hl_backend *b;
+	const struct t_backend *b;
 	enum how how;
 	bool nowipe;
 };
@@ -160,7 +163,7 @@ static void nohandlers_case(void *arg)
 }
 
 /* A writer of the FIFO that writes nothing yet: its readers block. */
-static int fifo_writer(void)
+static int silent_writer(void)
 {
 	char path[2100];
 	int w;
@@ -187,23 +190,23 @@ static bool release(int w, pthread_t t)
  */
 static void fork_blocked(const char *what, int keep)
 {
-	static struct hl_reader r;
+	static struct t_reader r;
 	int w, st = -1;
 	bool joined;
 	pthread_t t;
 	pid_t pid;
 
-	r = (struct hl_reader){
+	r = (struct t_reader){
 		.backend = GV_BACKEND_SYNC, .dfd = dir_fd,
 		.name = "fifo", .warm = "file",
 	};
-	w = fifo_writer();
-	if (!tap_ok(hl_reader_start(&r, &t, 0), "%s: readfile() of the FIFO "
+	w = silent_writer();
+	if (!tap_ok(t_reader_start(&r, &t, 0), "%s: readfile() of the FIFO "
 		    "blocks", what))
 		return;
 	pid = fork();
 	if (pid == 0)
-		_exit((hl_fifo_fds(&fifo_st, w) ? 1 : 0) |
+		_exit((t_fifo_fds(&fifo_st, w) ? 1 : 0) |
 		      (keep >= 0 && fcntl(keep, F_GETFD) < 0 ? 2 : 0));
 	if (pid > 0)
 		waitpid(pid, &st, 0);
@@ -366,7 +369,7 @@ static int load_and_start(void *(*fn)(void *), pthread_t *t)
 	late.rf = (readfile_fn)dlsym(h, "readfile");
 	if (!late.rf)
 		tap_bail("dlsym readfile: %s", dlerror());
-	w = fifo_writer();
+	w = silent_writer();
 	if (pthread_create(t, NULL, fn, NULL))
 		tap_bail("pthread_create: %s", strerror(errno));
 	return w;
@@ -391,7 +394,7 @@ static void late_case(void *arg)
 	atomic_store(&late.armed, true);
 	pid = fork();
 	if (pid == 0)
-		_exit(hl_fifo_fds(&fifo_st, w) ? 1 : 0);
+		_exit(t_fifo_fds(&fifo_st, w) ? 1 : 0);
 	tap_ok(in_read(atomic_load(&late.tid)), "the first call, made while "
 	       "fork() ran, blocks in read(2)");
 	if (pid > 0)
@@ -453,7 +456,7 @@ static void early_case(void *arg)
 	atomic_store(&early_armed, true);
 	pid = fork();
 	if (pid == 0)
-		_exit((hl_fifo_fds(&fifo_st, w) ? 1 : 0) |
+		_exit((t_fifo_fds(&fifo_st, w) ? 1 : 0) |
 		      (early_ret != 4 ? 2 : 0));
 	atomic_store(&early_armed, false);
 	if (pid > 0)
@@ -469,15 +472,15 @@ static void early_case(void *arg)
 
 int main(void)
 {
-	struct hl_backend bs[4];
+	struct t_backend bs[4];
 	const char *build;
 	struct stat st;
 	int n;
 
 	alarm(300);	/* t_sub() bounds each case; this, the whole */
-	dir_fd = hl_fifo_dir("forkwrap", top, sizeof(top), &fifo_st);
+	dir_fd = t_fifo_dir("forkwrap", top, sizeof(top), &fifo_st);
 
-	n = hl_backends(bs, 4 * 6);
+	n = t_backends(bs, 4 * 6);
 	for (int i = 0; i < n; i++)
 		for (int h = BY_FORK; h <= BY_CLONE; h++)
 			for (int nw = 0; nw <= 1; nw++) {
