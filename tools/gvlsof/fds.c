@@ -2,8 +2,9 @@
 /*
  * fds.c - the descriptors of the processes gather.c admitted: which of
  * them can be listed at all (only sockets with -i, only files a name may
- * match with file arguments), rounds 3 to 5 of getvalues() calls for those
- * that can, and each one's row as lsof's process_id() makes it.
+ * match with file arguments, anything -d selects when it is ORed), rounds
+ * 3 to 5 of getvalues() calls for those that can, and each one's row as
+ * lsof's process_id() makes it.
  */
 #include <errno.h>
 #include <stdio.h>
