@@ -3,8 +3,9 @@
 # `make help` lists the targets and the variables they take.
 
 # One version for everything, from the header: the library, getvalues.pc,
-# the man pages' 0.1.0, the Debian packages.
-VERSION		:= $(shell sed -n 's/^\#define GETVALUES_VERSION_[A-Z]* //p' \
+# the man pages' 0.2.0, the Debian packages.
+VERSION		:= $(shell sed -n \
+			's/^\#define GETVALUES_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' \
 			include/getvalues.h | paste -sd.)
 SOVERSION	:= 0
 

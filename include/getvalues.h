@@ -20,10 +20,29 @@
 extern "C" {
 #endif
 
-/* The version of this header and of the library: 0.1.0. */
+/* The version of this header: 0.2.0. */
 #define GETVALUES_VERSION_MAJOR 0
-#define GETVALUES_VERSION_MINOR 1
+#define GETVALUES_VERSION_MINOR 2
 #define GETVALUES_VERSION_PATCH 0
+
+/* A version as one number that compares as versions do. */
+#define GETVALUES_VERSION(major, minor, patch) \
+	(((major) << 16) | ((minor) << 8) | (patch))
+#define GETVALUES_VERSION_CODE						\
+	GETVALUES_VERSION(GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR, \
+			  GETVALUES_VERSION_PATCH)
+
+/**
+ * getvalues_version() - the version of the library running
+ *
+ * The macros above give the version a program was compiled against; a
+ * shared library may be newer. Since 0.2.0.
+ *
+ * Return: GETVALUES_VERSION(major, minor, patch) of the library, to be
+ * compared with GETVALUES_VERSION(): getvalues_version() >=
+ * GETVALUES_VERSION(0, 2, 0).
+ */
+unsigned int getvalues_version(void);
 
 /*
  * readfile is a common name for a helper of one's own. A program that has
@@ -128,6 +147,47 @@ int getvalues(int dfd, const char *path, struct name_val *vec, size_t num,
 int getvalues_alloc(int dfd, const char *path, struct name_val *vec,
 		    size_t num, unsigned int flags, size_t max_size,
 		    void **bufp);
+
+/**
+ * getvalues_alloc_each() - every entry, each value in a buffer grown for it
+ * @dfd, @path, @vec, @num, @flags, @bufp: as for getvalues_alloc()
+ * @max_size: the most room one value is given, in bytes; 0 for
+ *            GETVALUES_ALLOC_MAX
+ *
+ * Every entry is handled. When a value does not fit, the call goes on from
+ * that entry with more room (the values before it stay where they are: a
+ * file is read once), and an entry whose value alone needs @max_size bytes
+ * or more gets EOVERFLOW; the call carries on with the next entry, whose
+ * ":REST" keeps the prefix it has in @vec. The values of entries after an
+ * overflow come from a later getvalues() call than those before it. All
+ * values are in the one buffer *@bufp (free() it). Since 0.2.0.
+ *
+ * Return: @num, or -1 with errno as getvalues_alloc() sets it.
+ */
+int getvalues_alloc_each(int dfd, const char *path, struct name_val *vec,
+			 size_t num, unsigned int flags, size_t max_size,
+			 void **bufp);
+
+/**
+ * getvalues_expand_name() - the name an entry stands for, shorthand written out
+ * @prev: the name of the entry before, as this function gave it (or as
+ *        written when that was no shorthand); NULL for the first entry and
+ *        after an entry for which this function failed
+ * @name: the entry's name
+ * @buf:  where the name goes, NUL-terminated, cut to @size - 1 bytes
+ * @size: size of @buf; 0 to learn the length only
+ *
+ * "data:big" then ":small" stands for "data:small"; "mntns:21:root" then
+ * ":options" for "mntns:21:options" (SPEC 2.3, getvalues(3)). A name that
+ * is no shorthand stands for itself. Since 0.2.0.
+ *
+ * Return: the length of the name (as snprintf(3): @size or more means @buf
+ * holds only its start). -1 with errno: EINVAL for a NULL @name or for a
+ * shorthand with no prefix before it (getvalues() gives that entry EINVAL),
+ * ENAMETOOLONG for a @name over 255 bytes (ENAMETOOLONG in getvalues()).
+ */
+ssize_t getvalues_expand_name(const char *prev, const char *name, char *buf,
+			      size_t size);
 
 #ifdef __cplusplus
 }

@@ -147,15 +147,28 @@ static enum gv_backend_id gv_backend_auto(enum gv_backend_id id,
 	return GV_BACKEND_NATIVE;
 }
 
-int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
-			 struct name_val *vec, size_t num, unsigned int flags)
+/* The backend that takes whole getvalues() calls under @id, or NULL. */
+static const struct gv_backend *gv_backend_whole_of(enum gv_backend_id *id)
 {
 	const struct gv_backend *be;
 
-	id = gv_backend_auto(id, GV_BACKEND_AUTO);
-	be = id > GV_BACKEND_AUTO && id < (int)GV_ARRAY_SIZE(gv_backends) ?
-		gv_backends[id] : NULL;
-	if (!be || !be->getvalues)
+	*id = gv_backend_auto(*id, GV_BACKEND_AUTO);
+	be = *id > GV_BACKEND_AUTO && *id < (int)GV_ARRAY_SIZE(gv_backends) ?
+		gv_backends[*id] : NULL;
+	return be && be->getvalues ? be : NULL;
+}
+
+bool gv_backend_whole(enum gv_backend_id id)
+{
+	return gv_backend_whole_of(&id);
+}
+
+int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
+			 struct name_val *vec, size_t num, unsigned int flags)
+{
+	const struct gv_backend *be = gv_backend_whole_of(&id);
+
+	if (!be)
 		return -EGV_SYNC;
 	gv_last = id;
 	return be->getvalues(dfd, path, vec, num, flags);

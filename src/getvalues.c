@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -140,14 +141,41 @@ static int gv_copy_vec(const struct name_val *uvec, size_t num,
 	return 0;
 }
 
+/*
+ * A call for the library's own callers (struct gv_call): the value_in of
+ * the @n entries handled is ignored, the first gets the call's buffer.
+ */
+static void gv_call_buffers(struct name_val *vec, size_t n,
+			    const struct gv_call *call)
+{
+	for (size_t i = 1; i < n; i++)
+		vec[i].value_in = (struct iovec){ NULL, 0 };
+	vec[0].value_in = (struct iovec){ call->buf, call->size };
+}
+
+/*
+ * The bytes of the call's buffer that the @got of @n entries of @vec
+ * handled took: up to the place of the one that overflowed, or to the end
+ * of the last value (every entry handled has its place in value_out).
+ */
+static size_t gv_call_used(const struct name_val *vec, size_t got, size_t n,
+			   const void *buf)
+{
+	const struct name_val *e = got < n ? &vec[got] : &vec[n - 1];
+
+	return (const char *)e->value_out.iov_base +
+	       (got < n ? 0 : e->value_out.iov_len) - (const char *)buf;
+}
+
 static int gv_library_getvalues(int dfd, const char *path,
 				struct name_val *uvec, size_t num,
-				unsigned int flags)
+				unsigned int flags, struct gv_call *call)
 {
 	struct gv_ctx ctx = {
 		.origin = -1, .dir_fd = -1, .proc_fd = -1, .link_dir = -1,
 		.flags = flags, .dfd = dfd, .path = (uintptr_t)path,
 	};
+	size_t from = call ? call->from : 0;
 	struct name_val *vec = NULL;
 	struct gv_req *reqs = NULL;
 	struct gv_names names = { 0 };
@@ -189,19 +217,27 @@ static int gv_library_getvalues(int dfd, const char *path,
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* from entry 0 always: a shorthand at @from keeps its prefix */
 	ret = gv_parse_names(vec, num, reqs, &names,
 			     pre && pre->n ? pre : NULL);
 	gv_scratch_put(GV_SCRATCH_PREREAD, pre);
 	pre = NULL;
 	if (ret)
 		goto out;
-	ctx.reqs = reqs;
-	ctx.nreqs = num;
-	ctx.vec = vec;
+	if (call)
+		gv_call_buffers(vec + from, num - from, call);
+	ctx.reqs = reqs + from;
+	ctx.nreqs = num - from;
+	ctx.vec = vec + from;
 	gv_batch_begin(&ctx);
-	gv_walk_init(&walk, &ctx, vec, (uintptr_t)uvec, num, reqs);
+	gv_walk_init(&walk, &ctx, vec + from, (uintptr_t)(uvec + from),
+		     num - from, reqs + from);
+	walk.tail = call && call->tail[0].iov_len ? call->tail : NULL;
 	ret = gv_walk(&walk);
 	gv_walk_release(&walk);
+	if (call && ret >= 0)
+		call->used = gv_call_used(vec + from, ret, num - from,
+					  call->buf);
 out:
 	gv_batch_end(&ctx);
 	gv_lookup_release(&ctx);
@@ -218,35 +254,162 @@ out:
 	return ret;
 }
 
-GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
-			size_t num, unsigned int flags)
+/* The part of an entry written back: value_out and error, adjacent. */
+#define GV_RESULT_OFF	offsetof(struct name_val, value_out)
+#define GV_RESULT_LEN	(offsetof(struct name_val, error) + \
+			 sizeof(uint32_t) - GV_RESULT_OFF)
+
+int gv_results_to_user(struct name_val *uvec, const struct name_val *vec,
+		       size_t n, const struct iovec *tail)
+{
+	size_t k = n + (tail && tail[0].iov_len);
+	struct iovec *l = malloc(2 * k * sizeof(*l)), *r = l + k;
+	int err = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		l[i] = (struct iovec){ (char *)&vec[i] + GV_RESULT_OFF,
+				       GV_RESULT_LEN };
+		r[i] = (struct iovec){ (char *)&uvec[i] + GV_RESULT_OFF,
+				       GV_RESULT_LEN };
+	}
+	if (k > n) {
+		l[n] = tail[0];
+		r[n] = tail[1];
+	}
+	if (gv_copy_to_user_iov(l, r, k) != k)
+		err = -EFAULT;
+	free(l);
+	return err;
+}
+
+/*
+ * The name entry @i of @uvec stands for: into *@name its shorthand written
+ * out in @full, or NULL to pass the entry on as it is (no shorthand, or
+ * one that fails whatever reads it: no prefix before it, a bad name). The
+ * names before it are read to find its prefix. 0 or -errno.
+ */
+static int gv_name_at(const struct name_val *uvec, size_t i, char *full,
+		      const char **name)
+{
+	struct gv_prefix prefix = { 0 };
+	const char **raw, *own;
+	struct name_val *vec;
+	char *store = NULL, first;
+	uintptr_t *src;
+	int *lens, err;
+
+	*name = NULL;
+	if (gv_copy_from_user(&own, (uintptr_t)&uvec[i].name, sizeof(own)))
+		return -EFAULT;
+	if (gv_copy_from_user(&first, (uintptr_t)own, 1) || first != ':')
+		return 0;
+	vec = malloc((i + 1) * (sizeof(*vec) + sizeof(*src) + sizeof(*raw) +
+				sizeof(*lens)));
+	if (!vec)
+		return -ENOMEM;
+	src = (uintptr_t *)(vec + i + 1);
+	raw = (const char **)(src + i + 1);
+	lens = (int *)(raw + i + 1);
+	err = gv_copy_from_user(vec, (uintptr_t)uvec, (i + 1) * sizeof(*vec));
+	for (size_t k = 0; !err && k <= i; k++)
+		src[k] = (uintptr_t)vec[k].name;
+	if (!err)
+		err = gv_strings_from_user(src, i + 1, GV_NAME_MAX, raw, lens,
+					   &store, NULL);
+	for (size_t k = 0; !err && k <= i; k++)
+		*name = gv_prefix_next(&prefix, lens[k] < 0 ? "" : raw[k],
+				       lens[k], full);
+	if (*name != full)
+		*name = NULL;
+	free(store);
+	free(vec);
+	return err;
+}
+
+/*
+ * Tests: make a library call (struct gv_call) through a copy of the vector
+ * on every backend, as it is on one that takes whole calls (native).
+ */
+static bool gv_call_copy_always;
+
+void gv_getvalues_test_copy(bool on)
+{
+	__atomic_store_n(&gv_call_copy_always, on, __ATOMIC_RELAXED);
+}
+
+/*
+ * A library call on a backend that takes whole calls (native): the kernel
+ * reads the caller's vector as it is, so it gets a copy of the entries
+ * from @call->from on, with the first one's buffer and its shorthand
+ * written out, and the results are copied back, the tail after them.
+ */
+static int gv_call_copy(int dfd, const char *path, struct name_val *uvec,
+			size_t num, unsigned int flags, struct gv_call *call)
+{
+	size_t n = num - call->from;
+	char full[GV_FULL_SIZE];
+	struct name_val *vec;
+	const char *name;
+	int ret;
+
+	if (n > SIZE_MAX / sizeof(*vec))
+		return -EFAULT;
+	vec = malloc(n * sizeof(*vec));
+	if (!vec)
+		return -ENOMEM;
+	ret = gv_copy_from_user(vec, (uintptr_t)(uvec + call->from),
+				n * sizeof(*vec));
+	if (ret)
+		goto out;
+	name = NULL;
+	if (call->from)
+		ret = gv_name_at(uvec, call->from, full, &name);
+	if (ret)
+		goto out;
+	if (name)
+		vec[0].name = name;
+	gv_call_buffers(vec, n, call);
+	ret = gv_getvalues_call(dfd, path, vec, n, flags, NULL);
+	if (ret >= 0) {
+		call->used = gv_call_used(vec, ret, n, call->buf);
+		if (gv_results_to_user(uvec + call->from, vec,
+				       (size_t)ret < n ? (size_t)ret + 1 : n,
+				       call->tail))
+			ret = -EFAULT;
+	}
+out:
+	free(vec);
+	gv_uaccess_end();
+	return ret;
+}
+
+int gv_getvalues_call(int dfd, const char *path, struct name_val *vec,
+		      size_t num, unsigned int flags, struct gv_call *call)
 {
 	enum gv_backend_id id = gv_backend_forced();
 	int ret, cancel;
 
-	if (flags & ~GV_ORIGIN_FLAGS) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (flags & ~GV_ORIGIN_FLAGS)
+		return -EINVAL;
 	/* the count of handled entries must fit the return value */
-	if (num > INT_MAX) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (id == GV_BACKEND_UNKNOWN) {
-		errno = EINVAL;		/* GETVALUES_BACKEND names nothing */
-		return -1;
-	}
+	if (num > INT_MAX)
+		return -EINVAL;
+	if (id == GV_BACKEND_UNKNOWN)
+		return -EINVAL;		/* GETVALUES_BACKEND names nothing */
 	/* ENOSYS; or EMFILE and the like when the probe could not tell */
-	if (id != GV_BACKEND_AUTO && (ret = gv_backend_usable(id))) {
-		errno = -ret;
-		return -1;
-	}
+	if (id != GV_BACKEND_AUTO && (ret = gv_backend_usable(id)))
+		return ret;
 	/* SPEC v2: with AT_EMPTY_PATH, NULL means "" on every kernel */
 	if (!path && (flags & AT_EMPTY_PATH))
 		path = "";
+	if (call && (gv_backend_whole(id) ||
+		     __atomic_load_n(&gv_call_copy_always, __ATOMIC_RELAXED)))
+		return gv_call_copy(dfd, path, vec, num, flags, call);
 	/* the native system call, where the kernel has it */
-	ret = gv_backend_getvalues(id, dfd, path, vec, num, flags);
+	ret = call ? -EGV_SYNC :
+		     gv_backend_getvalues(id, dfd, path, vec, num, flags);
 	if (ret == -EGV_SYNC) {
 		/*
 		 * Not a cancellation point: the data: reads never wait, and a
@@ -254,10 +417,18 @@ GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
 		 * (getvalues(3)).
 		 */
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-		ret = gv_library_getvalues(dfd, path, vec, num, flags);
+		ret = gv_library_getvalues(dfd, path, vec, num, flags, call);
 		gv_uaccess_end();
 		pthread_setcancelstate(cancel, NULL);
 	}
+	return ret;
+}
+
+GV_EXPORT int getvalues(int dfd, const char *path, struct name_val *vec,
+			size_t num, unsigned int flags)
+{
+	int ret = gv_getvalues_call(dfd, path, vec, num, flags, NULL);
+
 	if (ret < 0) {
 		errno = -ret;
 		return -1;

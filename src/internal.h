@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 
 #include "getvalues.h"
@@ -143,6 +144,8 @@ void gv_backend_lost(enum gv_backend_id id);
  */
 int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
 			 struct name_val *vec, size_t num, unsigned int flags);
+/* Whether getvalues() under @id goes to a backend that takes whole calls. */
+bool gv_backend_whole(enum gv_backend_id id);
 /* Tests of the sync and uring policy: let auto take native (default) or not */
 void gv_backend_auto_native(bool allow);
 /*
@@ -190,6 +193,30 @@ void gv_uring_batch_free(struct gv_batch *b);
 bool gv_uring_refuses(struct gv_ctx *ctx, const char *path);
 bool gv_ring_warm(void);
 int gv_uring_busy_slots(void);
+
+/*
+ * getvalues.c: a getvalues() call the library makes for its own callers
+ * (alloc.c). Entries @from to the end are handled, their names parsed from
+ * entry 0 on so that a shorthand at @from keeps its prefix; the value_in
+ * of every entry is ignored: the first handled gets @buf, the others
+ * follow it. @tail[0], if not empty, is written into @tail[1] after the
+ * results, in the same system call. Returns the count of entries handled
+ * from @from, as getvalues() would (@from < num), or -errno.
+ */
+struct gv_call {
+	size_t from;
+	void *buf;
+	size_t size;
+	struct iovec tail[2];
+	size_t used;		/* out: the bytes of @buf the values took */
+};
+int gv_getvalues_call(int dfd, const char *path, struct name_val *vec,
+		      size_t num, unsigned int flags, struct gv_call *call);
+/* value_out and error of @n entries of @vec into @uvec, then @tail (or NULL) */
+int gv_results_to_user(struct name_val *uvec, const struct name_val *vec,
+		       size_t n, const struct iovec *tail);
+/* Tests: library calls through a copy of the vector, as for native. */
+void gv_getvalues_test_copy(bool on);
 
 /* ---- getvalues(): the per-call context, parsed names and value sinks ---- */
 
@@ -330,6 +357,27 @@ struct gv_ctx {
 
 /* names.c */
 extern const struct gv_group gv_groups[];
+/*
+ * The prefix a shorthand ":REST" takes from the entry before it (SPEC 2.3),
+ * carried from entry to entry.
+ */
+struct gv_prefix {
+	size_t len;			/* with its ':'; 0: none */
+	char buf[GV_EXPANDED_MAX + 1];
+};
+/* Room for a name written out: a prefix, then REST and its NUL. */
+#define GV_FULL_SIZE	(GV_EXPANDED_MAX + 1 + GV_NAME_MAX)
+/*
+ * The name an entry stands for, after the entry that left @p: @name itself,
+ * or its shorthand written out into @full (GV_FULL_SIZE bytes); and @p
+ * becomes the prefix this entry leaves to the next. @len is the length of
+ * @name, or the negative errno of an entry whose name could not be read.
+ * NULL, and no prefix for the next entry, for such an entry and for a
+ * shorthand without a prefix (the entry's EINVAL). The backend that splits
+ * a vector into calls of its own carries @p across them.
+ */
+const char *gv_prefix_next(struct gv_prefix *p, const char *name, int len,
+			   char *full);
 struct gv_names {
 	char *raw;			/* the names as read */
 	struct gv_strblock *expanded;	/* shorthand expansions */

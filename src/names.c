@@ -61,31 +61,42 @@ static bool gv_parse_id(const char *s, size_t len, uint32_t *id)
 	return true;
 }
 
-/*
- * Parse the expanded name @name into @req. Returns the length of the prefix
- * a following ":REST" would reuse (0: none).
- */
-static size_t gv_parse_one(const char *name, struct gv_req *req)
+/* The length of the group part of @name: up to its first ':', if any. */
+static size_t gv_group_len(const char *name)
 {
-	const char *colon = strchr(name, ':'), *rest, *c2;
-	size_t glen = colon ? (size_t)(colon - name) : strlen(name);
-	const struct gv_group *g;
+	const char *colon = strchr(name, ':');
 
-	*req = (struct gv_req){ 0 };
+	return colon ? (size_t)(colon - name) : strlen(name);
+}
+
+/*
+ * The length of the prefix that a ":REST" after the expanded name @name
+ * takes, its ':' included (0: none), @glen being the length of its group
+ * part and @g that group (NULL: unknown). SPEC 2.3: the group; for
+ * "mntns:ID" and "mntns:ID:FIELD", the group and the ID. "GROUP" alone
+ * leaves "GROUP:", and an unknown group its name all the same.
+ */
+static inline __attribute__((always_inline))
+size_t gv_prefix_len(const char *name, size_t glen, const struct gv_group *g)
+{
+	const char *c2;
+
 	if (!*name)
 		return 0;	/* the list of groups; no prefix */
-
-	g = gv_find_group(name, glen);
-	req->group = g;
-	req->follow = g == &gv_group_stat;
-	if (!g) {
-		req->err = ENOENT;
-		return glen + 1;
+	if (g && g->syntax == GV_SYNTAX_ID_FIELD && name[glen] == ':' &&
+	    name[glen + 1]) {
+		c2 = strchr(name + glen + 1, ':');
+		return (c2 ? (size_t)(c2 - name) : strlen(name)) + 1;
 	}
-	if (!colon)
-		return glen + 1;	/* a group listing */
+	return glen + 1;
+}
 
-	rest = colon + 1;
+/* The text after "GROUP:" into @req, by the syntax of group @g. */
+static void gv_parse_rest(const struct gv_group *g, const char *rest,
+			  struct gv_req *req)
+{
+	const char *c2;
+
 	switch (g->syntax) {
 	case GV_SYNTAX_FIELD:
 		req->field = gv_find_field(g->fields, rest, strlen(rest));
@@ -117,12 +128,107 @@ static size_t gv_parse_one(const char *name, struct gv_req *req)
 			if (!req->field)
 				req->err = ENOENT;
 		}
-		if (c2 || *rest)	/* "mntns:ID" and "mntns:ID:F" keep ID */
-			return (c2 ? (size_t)(c2 - name) :
-				     strlen(name)) + 1;
 		break;
 	}
-	return glen + 1;
+}
+
+/*
+ * Parse the expanded name @name into @req. Returns the length of the prefix
+ * a following ":REST" would reuse (0: none).
+ */
+static size_t gv_parse_one(const char *name, struct gv_req *req)
+{
+	size_t glen = gv_group_len(name);
+	const struct gv_group *g;
+
+	*req = (struct gv_req){ 0 };
+	if (!*name)
+		return 0;	/* the list of groups */
+	g = gv_find_group(name, glen);
+	req->group = g;
+	req->follow = g == &gv_group_stat;
+	if (!g)
+		req->err = ENOENT;
+	else if (name[glen] == ':')
+		gv_parse_rest(g, name + glen + 1, req);
+	/* else a group listing */
+	return gv_prefix_len(name, glen, g);
+}
+
+/* The prefix length of the expanded name @name, as gv_parse_one() gives. */
+static size_t gv_name_prefix_len(const char *name)
+{
+	size_t glen = gv_group_len(name);
+
+	return gv_prefix_len(name, glen, gv_find_group(name, glen));
+}
+
+/*
+ * @p becomes the prefix that the expanded name @name leaves, @plen long.
+ * An expanded name is at most GV_EXPANDED_MAX bytes (a prefix of at most
+ * the group and an ID of one name, then the rest of another), so that its
+ * prefix fits.
+ */
+static inline __attribute__((always_inline))
+void gv_prefix_take(struct gv_prefix *p, const char *name, size_t plen)
+{
+	p->len = plen <= sizeof(p->buf) ? plen : 0;
+	if (p->len) {
+		memcpy(p->buf, name, p->len - 1);
+		p->buf[p->len - 1] = ':';
+	}
+}
+
+/* The shorthand @name (@len bytes) after @p, written out into @full. */
+static char *gv_prefix_expand(const struct gv_prefix *p, const char *name,
+			      size_t len, char *full)
+{
+	memcpy(full, p->buf, p->len);
+	memcpy(full + p->len, name + 1, len);	/* REST and its NUL */
+	return full;
+}
+
+const char *gv_prefix_next(struct gv_prefix *p, const char *name, int len,
+			   char *full)
+{
+	if (len < 0 || (name[0] == ':' && !p->len)) {
+		p->len = 0;
+		return NULL;
+	}
+	if (name[0] == ':')
+		name = gv_prefix_expand(p, name, len, full);
+	gv_prefix_take(p, name, gv_name_prefix_len(name));
+	return name;
+}
+
+GV_EXPORT ssize_t getvalues_expand_name(const char *prev, const char *name,
+					char *buf, size_t size)
+{
+	char full[GV_FULL_SIZE];
+	struct gv_prefix p = { 0 };
+	size_t len, plen;
+
+	if (!name)
+		return errno = EINVAL, -1;
+	len = strnlen(name, GV_NAME_MAX + 1);
+	if (len > GV_NAME_MAX)
+		return errno = ENAMETOOLONG, -1;
+	if (prev) {
+		plen = gv_name_prefix_len(prev);
+		if (plen > sizeof(p.buf))
+			return errno = ENAMETOOLONG, -1;
+		gv_prefix_take(&p, prev, plen);
+	}
+	name = gv_prefix_next(&p, name, len, full);
+	if (!name)
+		return errno = EINVAL, -1;
+	len = strlen(name);
+	if (size) {
+		plen = len < size ? len : size - 1;
+		memcpy(buf, name, plen);
+		buf[plen] = '\0';
+	}
+	return len;
 }
 
 /* Expanded names, in blocks that never move once handed out. */
@@ -172,9 +278,9 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 		   struct gv_req *reqs, struct gv_names *names,
 		   const struct gv_preread *pre)
 {
-	char prefix[GV_EXPANDED_MAX + 1], full[2 * GV_EXPANDED_MAX + 2];
-	size_t prefix_len = 0;
-	bool have_prefix = false, base_ok = false;
+	char full[GV_FULL_SIZE];
+	struct gv_prefix prefix;	/* only its len is set to begin with */
+	bool base_ok = false;
 	struct gv_req base = { 0 };
 	const char **raw;
 	uintptr_t *src;
@@ -182,6 +288,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	void *mem;
 
 	*names = (struct gv_names){ 0 };
+	prefix.len = 0;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,
 			     num * (sizeof(*src) + sizeof(*raw) +
@@ -206,11 +313,11 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 
 		if (lens[i] < 0) {
 			*req = (struct gv_req){ .err = -lens[i] };
-			have_prefix = false;
+			prefix.len = 0;
 			continue;
 		}
 		if (name[0] == ':') {
-			if (!have_prefix) {
+			if (!prefix.len) {
 				*req = (struct gv_req){ .err = EINVAL };
 				continue;
 			}
@@ -230,29 +337,22 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 					req->err = ENOENT;
 				continue;
 			}
-			memcpy(full, prefix, prefix_len);
-			memcpy(full + prefix_len, name + 1, lens[i]); /* + NUL */
-			name = full;
+			name = gv_prefix_expand(&prefix, name, lens[i], full);
 		}
 		plen = gv_parse_one(name, req);
 		if (name == full && req->arg) {
 			keep = gv_str_alloc(&names->expanded,
-					    prefix_len + lens[i]);
+					    prefix.len + lens[i]);
 			if (!keep) {
 				*req = (struct gv_req){ .err = ENOMEM };
-				have_prefix = false;
+				prefix.len = 0;
 				continue;
 			}
-			memcpy(keep, full, prefix_len + lens[i]);
+			memcpy(keep, full, prefix.len + lens[i]);
 			req->arg = keep + (req->arg - full);
 		}
-		have_prefix = plen > 0;
-		if (have_prefix) {
-			memcpy(prefix, name, plen - 1);
-			prefix[plen - 1] = ':';
-			prefix_len = plen;
-		}
-		base_ok = have_prefix && req->group &&
+		gv_prefix_take(&prefix, name, plen);
+		base_ok = prefix.len && req->group &&
 			  (req->group->syntax == GV_SYNTAX_FIELD ||
 			   (req->group->syntax == GV_SYNTAX_ID_FIELD &&
 			    req->has_id));

@@ -68,12 +68,13 @@ static int gv_iov_reserve(struct gv_walk *w, size_t n)
 /*
  * The pending writes as iovecs, values that follow each other both in the
  * arena and in the caller's buffer (a shared buffer) merged into one, then
- * the results of entries [0, @nres). Returns the number of iovecs.
+ * the results of entries [0, @nres) and after them the tail, if any.
+ * Returns the number of iovecs.
  */
 static ssize_t gv_walk_iov(struct gv_walk *w, size_t nres)
 {
 	size_t n = 0;
-	int err = gv_iov_reserve(w, w->npend + nres);
+	int err = gv_iov_reserve(w, w->npend + nres + 1);
 
 	if (err)
 		return err;
@@ -104,14 +105,20 @@ static ssize_t gv_walk_iov(struct gv_walk *w, size_t nres)
 				 GV_RESULT_OFF), GV_RESULT_LEN };
 		n++;
 	}
+	if (nres && w->tail) {
+		w->first[n] = SIZE_MAX;
+		w->liov[n] = w->tail[0];
+		w->riov[n] = w->tail[1];
+		n++;
+	}
 	return n;
 }
 
 /*
  * Write the pending values and, with @nres, the results of entries
- * [0, @nres). 0 when all landed; -EGV_RETRY when a value did not (the
- * walk goes back to it: w->npend is cut to the pending write that
- * failed); -EFAULT when the results could not be written.
+ * [0, @nres) and the tail. 0 when all landed; -EGV_RETRY when a value did
+ * not (the walk goes back to it: w->npend is cut to the pending write that
+ * failed); -EFAULT when the results or the tail could not be written.
  */
 static int gv_walk_write(struct gv_walk *w, size_t nres)
 {

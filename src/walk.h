@@ -46,6 +46,8 @@ struct gv_walk {
 	size_t *first;			/* pending index of each write */
 	size_t iov_cap;
 	bool careful;			/* write every value at once */
+	/* written after the results, in the same system call: [0] into [1] */
+	const struct iovec *tail;
 };
 
 /* out.c: make room for @extra more staged bytes. */
