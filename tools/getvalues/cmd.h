@@ -5,9 +5,9 @@
  * output formats.
  *
  * The flow: options.c parses the command line into a struct gv_cmd;
- * main.c (the values) or mounts.c (the mount table) fetch with fetch.c,
- * which owns the buffer policy, after names.c has written out each name's
- * shorthand; format.c prints what came back as text, JSON or raw bytes,
+ * main.c (the values) or mounts.c (the mount table) fetch with fetch.c
+ * (getvalues_alloc_each(3), which owns the buffer policy), and names.c
+ * has the library write out each name's shorthand for the messages; format.c prints what came back as text, JSON or raw bytes,
  * and explain.c says in words what went wrong with an entry. mntopts.c
  * merges a mount's two option lists as findmnt(8) shows them.
  */
@@ -33,13 +33,10 @@
 #define EXIT_SOME_FAILED	64
 
 /*
- * All values share one buffer. It starts small enough to cost nothing for
- * the usual handful of numbers and short files, and doubles on EOVERFLOW up
- * to the limit (--max-size), so that a mistaken data:huge-file cannot make
- * the command eat all memory.
+ * The most room one value gets (--max-size), so that a mistaken
+ * data:huge-file cannot make the command eat all memory: the library's.
  */
-#define BUF_INITIAL		(64u << 10)
-#define BUF_LIMIT_DEFAULT	(256u << 20)
+#define BUF_LIMIT_DEFAULT	GETVALUES_ALLOC_MAX
 
 /* The longest name getvalues(3) reads; longer ones are ENAMETOOLONG. */
 #define NAME_MAX_BYTES		255
@@ -71,7 +68,7 @@ struct gv_cmd {
 	const char *path;		/* NULL with --empty-path */
 	unsigned int flags;		/* AT_* for getvalues() */
 	const char *backend;		/* --backend, or NULL */
-	size_t max_size;		/* buffer limit */
+	size_t max_size;		/* the room one value may take */
 	char **names;
 	size_t nnames;
 	bool mounts;			/* the mount table */
@@ -137,15 +134,9 @@ int expand_names(struct entry *e, char **names, size_t n);
 bool next_item(const struct entry *e, size_t *pos, const char **item,
 	       size_t *ilen);
 
-/* fetch.c: the buffers the values live in (a few at the size limit) */
-struct buffers {
-	char **b;
-	size_t n;
-};
-
+/* fetch.c */
 int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
-		 struct buffers *bs, size_t size);
-void buffers_free(struct buffers *bs);
+		 void **bufp);
 
 /* explain.c */
 const char *explain(const struct gv_cmd *cmd, const struct entry *e,

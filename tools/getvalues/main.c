@@ -9,7 +9,7 @@
  *
  * Layout: an option table that also writes the help text (options.c); a
  * struct gv_cmd holding what the options chose (cmd.h); one fetch function
- * that owns the buffer policy (fetch.c); and output formatters as small
+ * on the library's buffer policy (fetch.c); and output formatters as small
  * ops tables (text, JSON, raw) that only see finished entries (format.c).
  */
 #include <errno.h>
@@ -33,7 +33,7 @@ void __attribute__((format(printf, 1, 2))) cmd_warnx(const char *fmt, ...)
 
 static int run_values(const struct gv_cmd *cmd)
 {
-	struct buffers bs = { 0 };
+	void *buf = NULL;
 	struct entry *e;
 	int ret, status = EXIT_ALL_OK;
 
@@ -44,7 +44,7 @@ static int run_values(const struct gv_cmd *cmd)
 	}
 	ret = expand_names(e, cmd->names, cmd->nnames);
 	if (!ret)
-		ret = fetch_values(cmd, e, cmd->nnames, &bs, BUF_INITIAL);
+		ret = fetch_values(cmd, e, cmd->nnames, &buf);
 	if (ret == -ENOMEM) {
 		cmd_warnx("%s", strerror(ENOMEM));
 		status = EXIT_TROUBLE;
@@ -69,7 +69,7 @@ static int run_values(const struct gv_cmd *cmd)
 	for (size_t i = 0; i < cmd->nnames; i++)
 		free(e[i].shown);
 	free(e);
-	buffers_free(&bs);
+	free(buf);
 	return status;
 }
 

@@ -55,13 +55,6 @@ const struct mnt_column *mnt_column_find(const char *name, size_t len)
 	return NULL;
 }
 
-/*
- * A first guess at the bytes the fields of @n entries take, so that the
- * usual table needs no second try: mount points, sources and options are
- * mostly well under 64 bytes.
- */
-#define MNT_BYTES_PER_VALUE	64
-
 /* The index of @field in the fields of @t, added if it is not there. */
 static size_t mtable_field(struct mtable *t, const char *field)
 {
@@ -190,7 +183,7 @@ int run_mounts(const struct gv_cmd *cmd)
 {
 	char lname[] = "mntns";
 	struct entry list = { .written = lname, .shown = lname, .list = true };
-	struct buffers lbs = { 0 }, bs = { 0 };
+	void *lbuf = NULL, *buf = NULL;
 	char **names = NULL, **shorts = NULL;
 	struct mtable t = { 0 };
 	int ret = 0, status = EXIT_ALL_OK;
@@ -200,7 +193,7 @@ int run_mounts(const struct gv_cmd *cmd)
 	mtable_fields(cmd, &t);
 	t.nmounts = 1;
 	if (cmd->all_mounts) {
-		ret = fetch_values(cmd, &list, 1, &lbs, BUF_INITIAL);
+		ret = fetch_values(cmd, &list, 1, &lbuf);
 		if (ret)
 			goto out;
 		if (list.err) {
@@ -222,10 +215,7 @@ int run_mounts(const struct gv_cmd *cmd)
 		}
 		ret = expand_names(t.cells, names, n);
 		if (!ret)
-			ret = fetch_values(cmd, t.cells, n, &bs,
-					   n * MNT_BYTES_PER_VALUE > BUF_INITIAL ?
-					   n * MNT_BYTES_PER_VALUE :
-					   BUF_INITIAL);
+			ret = fetch_values(cmd, t.cells, n, &buf);
 		if (ret)
 			goto out;
 	}
@@ -253,7 +243,7 @@ out:
 	free(t.cells);
 	free(t.rows);
 	mount_names_free(&t, names, shorts, t.nmounts);
-	buffers_free(&lbs);
-	buffers_free(&bs);
+	free(lbuf);
+	free(buf);
 	return status;
 }

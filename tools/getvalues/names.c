@@ -10,31 +10,6 @@
 #include "cmd.h"
 
 /*
- * The shorthand ":REST" is expanded by the library; the command expands it
- * again only to print the name the user meant. The prefix an entry leaves
- * for the next one is its group and ':' ("stat:size:fd/3" -> "stat:"), or
- * for mntns with an ID the group and the ID ("mntns:21:root" -> "mntns:21:").
- * None after "", after a name too long to be read, or after a shorthand
- * that had no prefix itself. Returns the length of the prefix, 0 for none.
- */
-static size_t name_prefix_len(const char *expanded)
-{
-	const char *colon = strchr(expanded, ':'), *c2;
-	size_t glen;
-
-	if (!*expanded)
-		return 0;
-	if (!colon)
-		return strlen(expanded) + 1;	/* "GROUP" + ':' */
-	glen = colon - expanded;
-	if (glen == 5 && !memcmp(expanded, "mntns", 5) && colon[1]) {
-		c2 = strchr(colon + 1, ':');
-		return c2 ? (size_t)(c2 - expanded) + 1 : strlen(expanded) + 1;
-	}
-	return glen + 1;
-}
-
-/*
  * Whether the value of @name is a list. getvalues(3) defines the lists by
  * the shape of the name: "" (the groups), "GROUP" without a colon (its
  * names; "data" and "dir" list $ORIGIN), "mntns:ID" (the mnt field names)
@@ -55,50 +30,34 @@ static bool name_is_list(const char *name)
 	return false;
 }
 
-/* Fill in written, shown and list of every entry. */
+/*
+ * Fill in written, shown and list of every entry: shown is the name the
+ * user meant, its ":REST" shorthand written out by the library as
+ * getvalues(3) reads it (a name it refuses is shown as written, and
+ * leaves no prefix for the next).
+ */
 int expand_names(struct entry *e, char **names, size_t n)
 {
-	char *prefix = NULL;
-	size_t plen = 0;
+	const char *prev = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *w = names[i];
-		size_t wlen = strlen(w);
-		bool valid = wlen <= NAME_MAX_BYTES;
+		char buf[2 * NAME_MAX_BYTES + 2];
+		ssize_t len = getvalues_expand_name(prev, names[i], buf,
+						    sizeof(buf));
 
-		e[i].written = w;
-		if (w[0] == ':' && prefix && valid) {
-			e[i].shown = malloc(plen + wlen);
-			if (!e[i].shown) {
-				free(prefix);
-				return -ENOMEM;
-			}
-			memcpy(e[i].shown, prefix, plen);
-			memcpy(e[i].shown + plen, w + 1, wlen);	/* with NUL */
-		} else {
-			e[i].shown = strdup(w);
-			if (!e[i].shown) {
-				free(prefix);
-				return -ENOMEM;
-			}
-			/* a shorthand without a prefix is EINVAL: none after */
-			if (w[0] == ':')
-				valid = false;
-		}
+		e[i].written = names[i];
+		if (len < 0)
+			e[i].shown = strdup(names[i]);
+		else if ((size_t)len < sizeof(buf))
+			e[i].shown = strdup(buf);
+		else if ((e[i].shown = malloc(len + 1)))
+			getvalues_expand_name(prev, names[i], e[i].shown,
+					      len + 1);
+		if (!e[i].shown)
+			return -ENOMEM;
 		e[i].list = name_is_list(e[i].shown);
-
-		free(prefix);
-		prefix = NULL;
-		plen = valid ? name_prefix_len(e[i].shown) : 0;
-		if (plen) {
-			prefix = malloc(plen);
-			if (!prefix)
-				return -ENOMEM;
-			memcpy(prefix, e[i].shown, plen - 1);
-			prefix[plen - 1] = ':';
-		}
+		prev = len < 0 ? NULL : e[i].shown;
 	}
-	free(prefix);
 	return 0;
 }
 
