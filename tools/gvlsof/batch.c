@@ -17,8 +17,6 @@
 
 #include "gvlsof.h"
 
-size_t gv_calls;
-
 /* Room for one more name of @len bytes (and its NUL). */
 static size_t batch_slot(struct batch *b, size_t len)
 {
@@ -131,7 +129,6 @@ struct part {
 	void *first;		/* the buffer of its first call */
 	void **bufs;		/* its buffers, handed to the batch at the end */
 	size_t nbufs, cap;
-	size_t calls;
 	int err;		/* of the call itself, or ENOMEM */
 };
 
@@ -189,7 +186,6 @@ static void run_part(struct batch *b, const char *origin, struct part *p)
 		b->vec[start].value_in = (struct iovec){ buf, size };
 		r = getvalues(AT_FDCWD, origin, b->vec + start, p->to - start,
 			      0);
-		p->calls++;
 		if (r < 0) {
 			p->err = errno;
 			return;
@@ -395,7 +391,6 @@ int batch_run(struct batch *b, const char *origin)
 			b->bufs[b->nbufs++] = p->bufs[i];
 		}
 		free(p->bufs);
-		gv_calls += p->calls;
 		if (p->err == ENOMEM)
 			die("out of memory");
 		if (!err)

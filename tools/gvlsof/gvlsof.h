@@ -357,7 +357,6 @@ void batch_free(struct batch *b);
 const char *val(const struct batch *b, size_t i, size_t *len, int *err);
 bool val_u64(const struct batch *b, size_t i, uint64_t *out);
 bool val_dev(const struct batch *b, size_t i, dev_t *dev);
-extern size_t gv_calls;		/* getvalues() calls made */
 extern bool stat_nlink;		/* stat_names() asks for nlink too */
 
 /* stat fields of one object: lstat/stat names from @first on */
