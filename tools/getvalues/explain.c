@@ -302,9 +302,15 @@ const char *entry_fs_name(const struct entry *e)
 }
 
 
+/* What made a call fail as a whole (out of memory: no more said). */
 void report_call_error(const struct gv_cmd *cmd, int err)
 {
 	const char *env = getenv("GETVALUES_BACKEND");
+
+	if (err == ENOMEM) {
+		cmd_warnx("%s", strerror(ENOMEM));
+		return;
+	}
 
 	if (err == ENOSYS && env && !strcmp(env, "native")) {
 		cmd_warnx("backend native: this kernel has no readfile(2) and "

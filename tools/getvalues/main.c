@@ -45,10 +45,7 @@ static int run_values(const struct gv_cmd *cmd)
 	ret = expand_names(e, cmd->names, cmd->nnames);
 	if (!ret)
 		ret = fetch_values(cmd, e, cmd->nnames, &buf);
-	if (ret == -ENOMEM) {
-		cmd_warnx("%s", strerror(ENOMEM));
-		status = EXIT_TROUBLE;
-	} else if (ret) {
+	if (ret) {
 		report_call_error(cmd, -ret);
 		status = EXIT_TROUBLE;
 	} else {

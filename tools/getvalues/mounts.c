@@ -230,10 +230,7 @@ int run_mounts(const struct gv_cmd *cmd)
 	if (t.nrows || status == EXIT_ALL_OK)
 		cmd->fmt->table(stdout, cmd, &t);
 out:
-	if (ret == -ENOMEM) {
-		cmd_warnx("%s", strerror(ENOMEM));
-		status = EXIT_TROUBLE;
-	} else if (ret) {
+	if (ret) {
 		report_call_error(cmd, -ret);
 		status = EXIT_TROUBLE;
 	}
