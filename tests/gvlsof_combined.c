@@ -106,21 +106,6 @@ static const char *enter_pid_namespace(void)
 	return NULL;
 }
 
-/* A TCP port nobody uses now. */
-static int free_port(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)) ||
-	    getsockname(fd, (void *)&sin, &len))
-		tap_bail("a free port: %s", strerror(errno));
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
 /* Holder 0: a file, a directory, a TCP listener, UDP, unix sockets. */
 static void hold_server(void *arg)
 {
@@ -235,7 +220,7 @@ int main(void)
 		tap_skip_all("%s", why);
 	ls_init("gvlsof-combined");
 	snprintf(held, sizeof(held), "%s", ls_path("held"));
-	snprintf(port, sizeof(port), "%d", free_port());
+	snprintf(port, sizeof(port), "%d", ls_free_port());
 	ls_holder(hold_server, NULL, NULL);
 	ls_holder(hold_client, NULL, NULL);
 	atexit(ls_kill_holders);

@@ -101,21 +101,6 @@ static void hold_client(void *arg)
 	ls_must(connect(fd, (void *)&sin, sizeof(sin)), "connect");
 }
 
-/* A TCP port nobody uses now. */
-static int free_port(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)) ||
-	    getsockname(fd, (void *)&sin, &len))
-		tap_bail("a free port: %s", strerror(errno));
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
 #define SAME(...)	ls_same_v("C", __VA_ARGS__, NULL)
 
 static char pid0[16], pid1[16], pids[40], port[32], pgid[16], uid_s[16];
@@ -446,7 +431,7 @@ int main(void)
 		    mkdir(tpath("sub/deep"), 0755))
 			tap_bail("mkdir: %s", strerror(errno));
 	}
-	tcp_port = free_port();
+	tcp_port = ls_free_port();
 	ls_holder(hold_files, NULL, NULL);
 	ls_holder(hold_client, NULL, NULL);
 	atexit(ls_kill_holders);

@@ -3,16 +3,19 @@
  * lsof.c - holders of open files for the gvlsof tests, and gvlsof run
  * beside the installed lsof, their outputs compared byte for byte.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -190,6 +193,20 @@ void ls_brief_reap(void)
 	if (ls_brief_parent > 0)
 		waitpid(ls_brief_parent, NULL, 0);
 	ls_brief_parent = 0;
+}
+
+int ls_free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)) ||
+	    getsockname(fd, (void *)&sin, &len))
+		tap_bail("a free port: %s", strerror(errno));
+	close(fd);
+	return ntohs(sin.sin_port);
 }
 
 /* ---- running the tools ---- */
