@@ -61,11 +61,10 @@ LDLIBS_ALL	:= $(LIB_LIBS)
 
 LIB_SRCS	:= $(sort $(wildcard src/*.c))
 LIB_OBJS	:= $(LIB_SRCS:src/%.c=$(B)/src/%.o)
-TOOL_SRCS	:= $(sort $(wildcard tools/*.c))
-TOOLS		:= $(TOOL_SRCS:tools/%.c=$(B)/tools/%) $(B)/tools/gvlsof
-# gvlsof is a directory of sources (tools/gvlsof/), one binary
-GVLSOF_SRCS	:= $(sort $(wildcard tools/gvlsof/*.c))
-GVLSOF_OBJS	:= $(GVLSOF_SRCS:tools/gvlsof/%.c=$(B)/tools/gvlsof-obj/%.o)
+# each tool is a directory of sources (tools/NAME/), one binary
+TOOLS		:= $(B)/tools/getvalues $(B)/tools/gvlsof
+tool_objs	= $(patsubst tools/%.c,$(B)/tools/obj/%.o,\
+			     $(sort $(wildcard tools/$(1)/*.c)))
 TESTLIB_SRCS	:= $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS	:= $(TESTLIB_SRCS:tests/lib/%.c=$(B)/tests/lib/%.o)
 TEST_SRCS	:= $(sort $(wildcard tests/*.c))
@@ -160,20 +159,16 @@ $(B)/tests/lib/%.o: tests/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -Itests -Isrc -MMD -MP -c -o $@ $<
 
-$(B)/tools/%: tools/%.c $(STLIB)
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
-		$(STLIB) $(LDLIBS_ALL)
-
-$(B)/tools/gvlsof-obj/%.o: tools/gvlsof/%.c
+$(B)/tools/obj/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/tools/gvlsof: $(GVLSOF_OBJS) $(STLIB)
+$(B)/tools/getvalues: $(call tool_objs,getvalues) $(STLIB)
+$(B)/tools/gvlsof: $(call tool_objs,gvlsof) $(STLIB)
+$(TOOLS):
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $(GVLSOF_OBJS) \
+	$(Q)$(CC) $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) \
 		$(STLIB) $(LDLIBS_ALL)
 
 $(B)/tests/%: tests/%.c $(TESTLIB_OBJS) $(STLIB)
@@ -401,7 +396,7 @@ help:
 clean:
 	rm -rf build build-san build-static build-fuzz getvalues.pc
 
-# (build/tools/gvlsof.d is from when gvlsof was one file: not read)
--include $(filter-out %/tools/gvlsof.d,$(shell find $(B) $(FZ) -name '*.d' 2>/dev/null))
+# (build/tools/NAME.d are from when the tools were one file each: not read)
+-include $(filter-out %/tools/gvlsof.d %/tools/getvalues.d,$(shell find $(B) $(FZ) -name '*.d' 2>/dev/null))
 
 FORCE:

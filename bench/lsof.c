@@ -558,86 +558,97 @@ static void shuffle(int *order, int n, unsigned int seed)
 	}
 }
 
-int main(int argc, char **argv)
+static char file_arg[PATH_MAX + 16], pid_arg[32];
+
+/* Every tool run, by option set; argv[0] NULL: the gvlsof measured. */
+static struct tool tools[] = {
+	{ .label = "gvlsof -n -P (default backend)", .gvlsof = true,
+	  .argv = { NULL, "-n", "-P" } },
+	{ .label = "gvlsof -n -P, GETVALUES_BACKEND=sync",
+	  .backend = "sync", .gvlsof = true,
+	  .argv = { NULL, "-n", "-P" } },
+	{ .label = "gvlsof -n -P, GETVALUES_BACKEND=uring",
+	  .backend = "uring", .gvlsof = true,
+	  .argv = { NULL, "-n", "-P" } },
+	{ .label = "gvlsof -n -P, GETVALUES_BACKEND=native",
+	  .backend = "native", .gvlsof = true,
+	  .argv = { NULL, "-n", "-P" } },
+	{ .label = "gvlsof -n -P, on one CPU (no helper threads)",
+	  .one_cpu = true, .gvlsof = true,
+	  .argv = { NULL, "-n", "-P" } },
+	{ .label = "lsof -n -P", .argv = { "lsof", "-n", "-P" } },
+	{ .label = "lsfd", .argv = { "lsfd" } },
+	{ .label = "gvlsof -n -P -i", .gvlsof = true, .set = SET_INET,
+	  .argv = { NULL, "-n", "-P", "-i" } },
+	{ .label = "lsof -n -P -i", .set = SET_INET,
+	  .argv = { "lsof", "-n", "-P", "-i" } },
+	{ .label = "gvlsof -n -P FILE", .gvlsof = true,
+	  .set = SET_FILE, .argv = { NULL, "-n", "-P", file_arg } },
+	{ .label = "lsof -n -P FILE", .set = SET_FILE,
+	  .argv = { "lsof", "-n", "-P", file_arg } },
+	{ .label = "gvlsof -n -P -p PID", .gvlsof = true,
+	  .set = SET_PID, .argv = { NULL, "-n", "-P", "-p", pid_arg } },
+	{ .label = "lsof -n -P -p PID", .set = SET_PID,
+	  .argv = { "lsof", "-n", "-P", "-p", pid_arg } },
+	/* -O: another build of gvlsof, run with no options */
+	{ .label = "gvlsof of -O, -n -P", .set = -1,
+	  .argv = { NULL, "-n", "-P" } },
+};
+
+#define NTOOLS	((int)(sizeof(tools) / sizeof(tools[0])))
+
+/* What the command line asked for. */
+struct config {
+	int procs, fds, repeats;
+	char gvlsof[PATH_MAX], other[PATH_MAX];
+	bool hold;
+};
+
+static void parse_args(int argc, char **argv, struct config *c)
 {
-	static char file_arg[PATH_MAX + 16], pid_arg[32];
-	static struct tool tools[] = {
-		{ .label = "gvlsof -n -P (default backend)", .gvlsof = true,
-		  .argv = { NULL, "-n", "-P" } },
-		{ .label = "gvlsof -n -P, GETVALUES_BACKEND=sync",
-		  .backend = "sync", .gvlsof = true,
-		  .argv = { NULL, "-n", "-P" } },
-		{ .label = "gvlsof -n -P, GETVALUES_BACKEND=uring",
-		  .backend = "uring", .gvlsof = true,
-		  .argv = { NULL, "-n", "-P" } },
-		{ .label = "gvlsof -n -P, GETVALUES_BACKEND=native",
-		  .backend = "native", .gvlsof = true,
-		  .argv = { NULL, "-n", "-P" } },
-		{ .label = "gvlsof -n -P, on one CPU (no helper threads)",
-		  .one_cpu = true, .gvlsof = true,
-		  .argv = { NULL, "-n", "-P" } },
-		{ .label = "lsof -n -P", .argv = { "lsof", "-n", "-P" } },
-		{ .label = "lsfd", .argv = { "lsfd" } },
-		{ .label = "gvlsof -n -P -i", .gvlsof = true, .set = SET_INET,
-		  .argv = { NULL, "-n", "-P", "-i" } },
-		{ .label = "lsof -n -P -i", .set = SET_INET,
-		  .argv = { "lsof", "-n", "-P", "-i" } },
-		{ .label = "gvlsof -n -P FILE", .gvlsof = true,
-		  .set = SET_FILE, .argv = { NULL, "-n", "-P", file_arg } },
-		{ .label = "lsof -n -P FILE", .set = SET_FILE,
-		  .argv = { "lsof", "-n", "-P", file_arg } },
-		{ .label = "gvlsof -n -P -p PID", .gvlsof = true,
-		  .set = SET_PID, .argv = { NULL, "-n", "-P", "-p", pid_arg } },
-		{ .label = "lsof -n -P -p PID", .set = SET_PID,
-		  .argv = { "lsof", "-n", "-P", "-p", pid_arg } },
-		/* -O: another build of gvlsof, run with no options */
-		{ .label = "gvlsof of -O, -n -P", .set = -1,
-		  .argv = { NULL, "-n", "-P" } },
-	};
-	const int ntools = sizeof(tools) / sizeof(tools[0]);
-	static const char *const strace[] = {
-		"strace", "-f", "-c", "-o", NULL, NULL,
-	};
-	const char *strace_argv[6];
-	char gvlsof[PATH_MAX], out[PATH_MAX + 16], trace[PATH_MAX + 16];
-	static char other[PATH_MAX];
-	int procs = 200, fds = 25, repeats = 11, opt, sysprocs;
-	long sysfds;
-	bool have_strace = in_path("strace"), hold = false;
+	char *slash;
+	int opt;
 
-	snprintf(gvlsof, sizeof(gvlsof), "%s", argv[0]);
-	{
-		/* build/bench/lsof -> build/tools/gvlsof */
-		char *slash = strrchr(gvlsof, '/');
-
-		if (slash)
-			slash[0] = 0;
-		else
-			strcpy(gvlsof, ".");
-		strncat(gvlsof, "/../tools/gvlsof",
-			sizeof(gvlsof) - strlen(gvlsof) - 1);
-	}
+	/* build/bench/lsof -> build/tools/gvlsof */
+	snprintf(c->gvlsof, sizeof(c->gvlsof), "%s", argv[0]);
+	slash = strrchr(c->gvlsof, '/');
+	if (slash)
+		slash[0] = 0;
+	else
+		strcpy(c->gvlsof, ".");
+	strncat(c->gvlsof, "/../tools/gvlsof",
+		sizeof(c->gvlsof) - strlen(c->gvlsof) - 1);
 	while ((opt = getopt(argc, argv, "n:f:r:g:O:Hh")) != -1) {
 		switch (opt) {
-		case 'n': procs = atoi(optarg); break;
-		case 'f': fds = atoi(optarg); break;
-		case 'r': repeats = atoi(optarg); break;
-		case 'g': snprintf(gvlsof, sizeof(gvlsof), "%s", optarg); break;
-		case 'O': snprintf(other, sizeof(other), "%s", optarg); break;
-		case 'H': hold = true; break;
+		case 'n': c->procs = atoi(optarg); break;
+		case 'f': c->fds = atoi(optarg); break;
+		case 'r': c->repeats = atoi(optarg); break;
+		case 'g':
+			snprintf(c->gvlsof, sizeof(c->gvlsof), "%s", optarg);
+			break;
+		case 'O':
+			snprintf(c->other, sizeof(c->other), "%s", optarg);
+			break;
+		case 'H': c->hold = true; break;
 		default: usage();
 		}
 	}
-	if (procs < 1 || procs > MAX_PROCS || fds < 5 || fds > 900 ||
-	    repeats < 1 || repeats > MAX_REPEATS)
+	if (c->procs < 1 || c->procs > MAX_PROCS || c->fds < 5 ||
+	    c->fds > 900 || c->repeats < 1 || c->repeats > MAX_REPEATS)
 		usage();
-	for (int i = 0; i < ntools; i++)
+	for (int i = 0; i < NTOOLS; i++)
 		if (tools[i].gvlsof)
-			tools[i].argv[0] = gvlsof;
-	if (*other) {
-		tools[ntools - 1].argv[0] = other;
-		tools[ntools - 1].set = SET_ALL;
+			tools[i].argv[0] = c->gvlsof;
+	if (*c->other) {
+		tools[NTOOLS - 1].argv[0] = c->other;
+		tools[NTOOLS - 1].set = SET_ALL;
 	}
+}
+
+/* The scratch directory: eight small files and a FIFO; removed at exit. */
+static void make_scratch(void)
+{
+	char path[PATH_MAX + 16];
 
 	snprintf(scratch, sizeof(scratch), "/tmp/gv-bench-lsof-XXXXXX");
 	if (!mkdtemp(scratch))
@@ -647,7 +658,6 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	for (int i = 0; i < 8; i++) {
-		char path[PATH_MAX + 16];
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/f%d", scratch, i);
@@ -656,24 +666,26 @@ int main(int argc, char **argv)
 			die(path);
 		close(fd);
 	}
-	snprintf(out, sizeof(out), "%s/fifo", scratch);
-	if (mkfifo(out, 0600))
+	snprintf(path, sizeof(path), "%s/fifo", scratch);
+	if (mkfifo(path, 0600))
 		die("mkfifo");
-	start_holders(procs, fds);
-	system_size(&sysprocs, &sysfds);
-	snprintf(file_arg, sizeof(file_arg), "%s/f0", scratch);
-	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)holders[0]);
-	if (hold) {
-		fprintf(stderr, "lsof: %d processes holding %d descriptors; "
-			"%d processes, %ld descriptors in all. Interrupt to "
-			"end.\n", procs, fds, sysprocs, sysfds);
-		for (;;)
-			pause();
-	}
+}
+
+/*
+ * Which tools run here, the lines each prints, and the system calls of
+ * one run of each (strace -f -c, or ptrace(2) without strace).
+ */
+static void probe_tools(bool have_strace)
+{
+	static const char *const strace[] = {
+		"strace", "-f", "-c", "-o", NULL, NULL,
+	};
+	const char *strace_argv[6];
+	char out[PATH_MAX + 16], trace[PATH_MAX + 16];
 
 	snprintf(out, sizeof(out), "%s/out", scratch);
 	snprintf(trace, sizeof(trace), "%s/trace", scratch);
-	for (int i = 0; i < ntools; i++) {
+	for (int i = 0; i < NTOOLS; i++) {
 		struct tool *t = &tools[i];
 
 		t->usable = t->set >= 0 && in_path(t->argv[0]) &&
@@ -693,18 +705,22 @@ int main(int argc, char **argv)
 	}
 	unlink(out);
 	unlink(trace);
-	/*
-	 * The tools take turns in a new order each repeat (a fixed
-	 * shuffle), so that none always runs after the same one: in a fixed
-	 * order, the default gvlsof right after lsfd's walk of every process
-	 * was some 10-18% slower than the same listing forced to either
-	 * backend.
-	 */
-	for (int r = 0; r < repeats; r++) {
-		int order[sizeof(tools) / sizeof(tools[0])];
+}
 
-		shuffle(order, ntools, r);
-		for (int k = 0; k < ntools; k++) {
+/*
+ * @repeats timed runs of every usable tool, and their medians. The tools
+ * take turns in a new order each repeat (a fixed shuffle), so that none
+ * always runs after the same one: in a fixed order, the default gvlsof
+ * right after lsfd's walk of every process was some 10-18% slower than
+ * the same listing forced to either backend.
+ */
+static void time_tools(int repeats)
+{
+	for (int r = 0; r < repeats; r++) {
+		int order[NTOOLS];
+
+		shuffle(order, NTOOLS, r);
+		for (int k = 0; k < NTOOLS; k++) {
 			int i = order[k];
 
 			if (tools[i].usable)
@@ -712,24 +728,48 @@ int main(int argc, char **argv)
 				    &tools[i].cpu[r]);
 		}
 	}
-	for (int i = 0; i < ntools; i++)
+	for (int i = 0; i < NTOOLS; i++)
 		if (tools[i].usable) {
 			tools[i].median = bench_median(tools[i].ms, repeats);
 			tools[i].cpu_median = bench_median(tools[i].cpu,
 							   repeats);
 		}
+}
+
+int main(int argc, char **argv)
+{
+	static struct config c = { .procs = 200, .fds = 25, .repeats = 11 };
+	bool have_strace = in_path("strace");
+	int sysprocs;
+	long sysfds;
+
+	parse_args(argc, argv, &c);
+	make_scratch();
+	start_holders(c.procs, c.fds);
+	system_size(&sysprocs, &sysfds);
+	snprintf(file_arg, sizeof(file_arg), "%s/f0", scratch);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)holders[0]);
+	if (c.hold) {
+		fprintf(stderr, "lsof: %d processes holding %d descriptors; "
+			"%d processes, %ld descriptors in all. Interrupt to "
+			"end.\n", c.procs, c.fds, sysprocs, sysfds);
+		for (;;)
+			pause();
+	}
+	probe_tools(have_strace);
+	time_tools(c.repeats);
 	cleanup();
 
 	printf("%d extra processes holding %d descriptors each; %d "
 	       "processes and %ld descriptors on the system in all. Wall "
 	       "time and CPU time (user + system): medians of %d runs, "
 	       "output to /dev/null. System calls: %s, one run.\n\n",
-	       procs, fds, sysprocs, sysfds, repeats,
+	       c.procs, c.fds, sysprocs, sysfds, c.repeats,
 	       have_strace ? "`strace -f -c`" :
 	       "counted under ptrace(2), strace not being installed");
 	for (int set = 0; set < NSETS; set++)
-		print_set(tools, ntools, set);
-	for (int i = 0; i < ntools; i++)
+		print_set(tools, NTOOLS, set);
+	for (int i = 0; i < NTOOLS; i++)
 		if (tools[i].gvlsof && tools[i].backend && !tools[i].usable)
 			printf("%s: that backend is not available here.\n",
 			       tools[i].label);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # completion.sh - the bash completion of getvalues (completion/getvalues), as
 # bash calls it: options, backends, columns, groups, each group's fields as
-# the tool lists them, and SUBPATHs beneath PATH. A TAP program for prove.
+# the tool lists them, SUBPATHs beneath PATH, and the :REST shorthand. A TAP
+# program for prove.
 set -u
 cd "$(dirname "$0")/.."
 B=${GV_BUILD:-build}
@@ -70,5 +71,13 @@ is "$(complete_line "getvalues $dir stat:size:su")" "sub" \
 	"stat:FIELD: a SUBPATH beneath PATH"
 is "$(complete_line "getvalues -E --fd 3 stat:ino")" "ino" \
 	"-E: no PATH operand, names at once"
+is "$(complete_line "getvalues $dir stat:size :mo")" "mode" \
+	":REST: a field of the previous name's group"
+is "$(complete_line "getvalues $dir stat:size :mode :ui")" "uid" \
+	":REST after :REST: the group of the name before them"
+is "$(complete_line "getvalues $dir data:stamp :st")" "$(printf '%s\n' stamp status)" \
+	":REST after data: files beneath PATH"
+is "$(complete_line "getvalues $dir :mo")" "" \
+	":REST first: nothing, there is no previous name"
 echo "1..$n"
 [ "$failed" -eq 0 ]

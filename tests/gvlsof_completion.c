@@ -3,7 +3,8 @@
  * gvlsof_completion.c - the bash completion of gvlsof (completion/gvlsof),
  * called as bash calls it: options, the PID, user and command of a real
  * process (a holder), -F's letters, directories for +D, TCP states for -s
- * (across bash's ':' word break), file names.
+ * (across bash's ':' word break), -i and -s values attached to the option,
+ * file names.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -183,6 +184,23 @@ int main(void)
 
 		check("gvlsof -s TCP:LI", w, NULL,
 		      "-s: a TCP state after the colon");
+	}
+	{
+		const char *w[] = { "FIN_WAIT1", "FIN_WAIT2", NULL };
+
+		check("gvlsof -s TCP:FIN", w, NULL,
+		      "-s: every TCP state lsof knows");
+	}
+	{
+		const char *w[] = { "LISTEN,^CLOSE_WAIT", NULL };
+
+		check("gvlsof -sTCP:LISTEN,^CLOSE_", w, NULL,
+		      "-sTCP:...: attached, a list, an exclusion");
+	}
+	{
+		const char *w[] = { "-iTCP", "-iTCP:", NULL };
+
+		check("gvlsof -iTC", w, NULL, "-iTCP: attached");
 	}
 	snprintf(line, sizeof(line), "gvlsof -n %s/af", ls_dir);
 	{

@@ -34,10 +34,14 @@ static const bool numeric[MF_NUM] = {
 	[MF_ID] = true, [MF_PARENTID] = true, [MF_SHARED] = true,
 	[MF_MASTER] = true, [MF_PROPFROM] = true,
 };
-#define ALL_FIELDS "id,parentid,root,mountpoint,options,shared,master," \
-		   "propagate_from,unbindable,dev,fstype,source,superopts"
+#define ALL_FIELDS "id,parentid,root,mountpoint,vfs-options,shared," \
+		   "master,propagate_from,unbindable,dev,fstype,source," \
+		   "superopts"
 
-/* The default columns: target, source, fstype, options. */
+/*
+ * The default columns: target, source, fstype, options; options (as in
+ * findmnt) the mount's options and the super-block's, merged.
+ */
 static const int default_cols[] = { MF_MOUNTPOINT, MF_SOURCE, MF_FSTYPE,
 				    MF_OPTIONS };
 static const char *const default_heads[] = { "TARGET", "SOURCE", "FSTYPE",
@@ -67,6 +71,79 @@ static const struct mi_mount *mi_of_path(const struct mi_table *t,
 }
 
 /* ---- the tables getvalues(1) documents, built from mountinfo ---- */
+
+/* Take the first option named @name (with or without "=value") out. */
+static int take_option(char **opts, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (opts[i] && !strncmp(opts[i], name, strlen(name)) &&
+		    (!opts[i][strlen(name)] || opts[i][strlen(name)] == '=')) {
+			opts[i] = NULL;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * findmnt's OPTIONS for @m, as libmount merges mountinfo's two lists
+ * (check_findmnt() compares the tool with findmnt itself): both lists,
+ * their two "rw"s and then as many "ro"s as make two taken out, and "ro"
+ * first if one was, else "rw". One list if the other is empty or the same.
+ */
+static char *merged_options(const struct mi_mount *m)
+{
+	const char *v = m->val[MF_OPTIONS], *f = m->val[MF_SUPEROPTS];
+	char *all, *opts[64], *out;
+	int n = 0, rw, ro = 0;
+
+	if (!*v || !*f || !strcmp(v, f))
+		return strdup(*v ? v : f);
+	if (asprintf(&all, "%s,%s", v, f) < 0 ||
+	    !(out = calloc(1, strlen(all) + 4)))
+		tap_bail("out of memory");
+	for (char *o = strtok(all, ","); o && n < 64; o = strtok(NULL, ","))
+		opts[n++] = o;
+	rw = take_option(opts, n, "rw") + take_option(opts, n, "rw");
+	if (rw != 2) {
+		ro = take_option(opts, n, "ro");
+		if (ro + rw < 2)
+			ro += take_option(opts, n, "ro");
+	}
+	strcpy(out, ro ? "ro" : "rw");
+	for (int i = 0; i < n; i++)
+		if (opts[i])
+			sprintf(out + strlen(out), ",%s", opts[i]);
+	free(all);
+	return out;
+}
+
+/* Copies of @rows whose options are findmnt's OPTIONS. */
+static const struct mi_mount **merged_rows(const struct mi_mount *const *rows,
+					   size_t n, struct mi_mount **copies)
+{
+	const struct mi_mount **out = calloc(n + 1, sizeof(*out));
+
+	*copies = calloc(n + 1, sizeof(**copies));
+	if (!out || !*copies)
+		tap_bail("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		(*copies)[i] = *rows[i];
+		(*copies)[i].val[MF_OPTIONS] = merged_options(rows[i]);
+		(*copies)[i].len[MF_OPTIONS] =
+			strlen((*copies)[i].val[MF_OPTIONS]);
+		out[i] = &(*copies)[i];
+	}
+	return out;
+}
+
+static void merged_rows_free(const struct mi_mount **rows,
+			     struct mi_mount *copies, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(copies[i].val[MF_OPTIONS]);
+	free(copies);
+	free(rows);
+}
 
 /*
  * The text table of @rows for columns @cols headed @heads, in the C
@@ -190,6 +267,7 @@ static const char json_check[] =
 	"                 mountpoint=f[4], options=f[5], shared=b'', master=b'',\n"
 	"                 propagate_from=b'', unbindable=b'', fstype=f[d + 1],\n"
 	"                 source=f[d + 2], superopts=f[d + 3])\n"
+	"        r['vfs-options'] = f[5]\n"
 	"        for o in f[6:d]:\n"
 	"            if o == b'unbindable':\n"
 	"                r['unbindable'] = b'yes'\n"
@@ -302,6 +380,9 @@ static void build_tree(void)
 	mt_propagation_tree();
 	mt_mount_at("ro", "gv-ro", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV |
 		    MS_NOEXEC | MS_NOATIME, NULL);
+	/* read-only here, read-write in the super-block: OPTIONS says ro */
+	mt_mount_at("robind", mt_at("plain"), NULL, MS_BIND, NULL);
+	mt_change("robind", MS_REMOUNT | MS_BIND | MS_RDONLY);
 
 	/* mount points of 2 KiB: a table well past the first buffer */
 	len = (size_t)snprintf(rel, sizeof(rel), "long");
@@ -345,12 +426,13 @@ static void check_all(const char *source, struct sb outs[5])
 	static const int all_cols[MF_NUM] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
 					  11, 12 };
 	static const char *const all_heads[MF_NUM] = {
-		"ID", "PARENTID", "ROOT", "MOUNTPOINT", "OPTIONS", "SHARED",
+		"ID", "PARENTID", "ROOT", "MOUNTPOINT", "VFS-OPTIONS", "SHARED",
 		"MASTER", "PROPAGATE_FROM", "UNBINDABLE", "DEV", "FSTYPE",
 		"SOURCE", "SUPEROPTS",
 	};
 	struct sb want[4] = { 0 };
-	const struct mi_mount **rows;
+	const struct mi_mount **rows, **mrows;
+	struct mi_mount *copies;
 	struct run r[5];
 	struct mi_table t = { 0 };
 	char what[128];
@@ -362,7 +444,9 @@ static void check_all(const char *source, struct sb outs[5])
 	run_tool(&r[4], &sp, "-J", "--mounts", "-o", ALL_FIELDS, NULL);
 	mi_load(&t);
 	rows = all_rows(&t);
-	want_text(&want[0], rows, t.n, default_cols, default_heads, 4, true);
+	mrows = merged_rows(rows, t.n, &copies);
+	want_text(&want[0], mrows, t.n, default_cols, default_heads, 4, true);
+	merged_rows_free(mrows, copies, t.n);
 	want_text(&want[1], rows, t.n, all_cols, all_heads, MF_NUM, true);
 	want_text(&want[2], rows, t.n, all_cols, all_heads, MF_NUM, false);
 	want_raw(&want[3], rows, t.n);
@@ -455,7 +539,8 @@ static void check_paths(void)
 	mi_load(&t);
 	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
 		const char *path = mt_at(odd[i]);
-		const struct mi_mount *row = mi_of_path(&t, path);
+		const struct mi_mount *row = mi_of_path(&t, path), **mrows;
+		struct mi_mount *copies;
 		struct sb want = { 0 }, tw = { 0 };
 		struct run r, v;
 
@@ -482,7 +567,9 @@ static void check_paths(void)
 		}
 		run_free(&r);
 
-		want_text(&tw, &row, 1, default_cols, default_heads, 4, true);
+		mrows = merged_rows(&row, 1, &copies);
+		want_text(&tw, mrows, 1, default_cols, default_heads, 4, true);
+		merged_rows_free(mrows, copies, 1);
 		run_tool(&r, NULL, "--mounts", path, NULL);
 		run_tool(&v, NULL, path, "mnt", NULL);
 		expect(&r, 0, &tw, "", "--mounts PATH: a table of one row");
@@ -539,8 +626,8 @@ static void check_origin(void)
 static void check_findmnt(void)
 {
 	static const char cols[] =
-		"TARGET,SOURCE,FSTYPE,VFS-OPTIONS,FS-OPTIONS,ID,PARENT,"
-		"MAJ:MIN,FSROOT";
+		"TARGET,SOURCE,FSTYPE,OPTIONS,VFS-OPTIONS,FS-OPTIONS,ID,"
+		"PARENT,MAJ:MIN,FSROOT";
 	const char *argv[] = { "findmnt", "-J", "-l", "-v", "-o", cols, NULL };
 	char path[PATH_MAX];
 	struct run f, r;

@@ -3,16 +3,19 @@
  * lsof.c - holders of open files for the gvlsof tests, and gvlsof run
  * beside the installed lsof, their outputs compared byte for byte.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -192,6 +195,20 @@ void ls_brief_reap(void)
 	ls_brief_parent = 0;
 }
 
+int ls_free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (void *)&sin, sizeof(sin)) ||
+	    getsockname(fd, (void *)&sin, &len))
+		tap_bail("a free port: %s", strerror(errno));
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
 /* ---- running the tools ---- */
 
 void ls_run_free(struct ls_run *r)
@@ -303,6 +320,47 @@ void ls_diag_first_diff(const char *what, const char *a,
 	tap_diag(" gvlsof: %.*s", (int)strcspn(b, "\n"), b);
 }
 
+/* Remove from @r's standard error the lines that start with @prefixes. */
+static void drop_err_lines(struct ls_run *r, const char *const *prefixes)
+{
+	char *in = r->err, *out = r->err, *end = r->err + r->err_len;
+
+	while (in < end) {
+		char *nl = memchr(in, '\n', end - in);
+		size_t len = nl ? (size_t)(nl - in) + 1 : (size_t)(end - in);
+		bool drop = false;
+
+		for (const char *const *p = prefixes; *p && !drop; p++)
+			drop = !strncmp(in, *p, strlen(*p));
+		if (!drop) {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	*out = 0;
+	r->err_len = out - r->err;
+}
+
+/*
+ * lsof's help (after a usage error, -h) sends users to lsof-org's web
+ * addresses, gvlsof's to the project and its manual (gvlsof(1)): those
+ * lines are left out of the comparison.
+ */
+static void drop_addresses(struct ls_run *l, struct ls_run *g)
+{
+	static const char *const lsof_lines[] = {
+		" latest revision: ", " latest FAQ: ",
+		" latest (non-formatted) man page: ", NULL
+	};
+	static const char *const gvlsof_lines[] = {
+		" part of getvalues ", " manual: gvlsof(1)", NULL
+	};
+
+	drop_err_lines(l, lsof_lines);
+	drop_err_lines(g, gvlsof_lines);
+}
+
 bool ls_same(const char *locale, const char *const *args)
 {
 	struct ls_run l = { 0 }, g = { 0 };
@@ -315,6 +373,7 @@ bool ls_same(const char *locale, const char *const *args)
 			      a == args ? "" : " ", *a);
 	ls_run(&l, "lsof", locale, args);
 	ls_run(&g, ls_as_lsof, locale, args);
+	drop_addresses(&l, &g);
 	same = l.status == g.status && l.out_len == g.out_len &&
 	       !memcmp(l.out, g.out, l.out_len) && l.err_len == g.err_len &&
 	       !memcmp(l.err, g.err, l.err_len);

@@ -44,6 +44,8 @@ int ls_must(int ret, const char *what);
 const char *ls_path(const char *name);
 /* "1234,5678": the holders' PIDs as a -p list */
 const char *ls_pids(void);
+/* A TCP port on 127.0.0.1 that nobody uses now. */
+int ls_free_port(void);
 
 /* A holder's thread: it names itself @name (prctl) and sleeps. */
 void *ls_idle(void *name);

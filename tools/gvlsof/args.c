@@ -81,6 +81,73 @@ int enter_id(bool pgid, char *p)
 /* ------------------------------------------------------------------ */
 /* -u                                                                 */
 
+/* One -u item up to the next ',': a login name or a UID, maybe ^'ed. */
+struct uid_item {
+	char lnm[LOGINML + 1];
+	size_t lnml;
+	bool excl, nn;		/* excluded; a name, not a number */
+	uid_t uid;
+};
+
+/* Read an item at *@sp, moving past it; false (said) if too long. */
+static bool uid_item(char **sp, struct uid_item *it)
+{
+	char *s = *sp, *st = s;
+	bool ok = true;
+
+	*it = (struct uid_item){ 0 };
+	for (int i = 0; *s && *s != ','; i++, s++) {
+		if (it->lnml >= LOGINML) {
+			while (*s && *s != ',') {
+				s++;
+				it->lnml++;
+			}
+			fprintf(stderr, "%s: -u login name > %d characters: ",
+				opt.pn, LOGINML);
+			safestrprtn(st, (int)it->lnml, stderr, 1);
+			ok = false;
+			break;
+		}
+		if (i == 0 && *s == '^') {
+			it->excl = true;
+			continue;
+		}
+		it->lnm[it->lnml++] = *s;
+		if (it->nn)
+			continue;
+		if (isdigit((unsigned char)*s))
+			it->uid = it->uid * 10 + (*s - '0');
+		else
+			it->nn = true;
+	}
+	it->lnm[it->lnml < sizeof(it->lnm) ? it->lnml : 0] = 0;
+	*sp = *s ? s + 1 : s;
+	return ok;
+}
+
+/* Enter @it unless it is there already; false for an error. */
+static bool uid_add(const struct uid_item *it)
+{
+	for (size_t i = 0; i < opt.nuid; i++) {
+		if (opt.suid[i].uid != it->uid)
+			continue;
+		if (opt.suid[i].excl == it->excl)
+			return true;
+		fprintf(stderr, "%s: UID %d has been included and excluded.\n",
+			opt.pn, (int)it->uid);
+		return false;
+	}
+	opt.suid = xrealloc(opt.suid, (opt.nuid + 1) * sizeof(*opt.suid));
+	opt.suid[opt.nuid++] = (struct seluid){
+		.uid = it->uid, .excl = it->excl, .by_name = it->nn,
+	};
+	if (it->excl)
+		opt.nuidexcl++;
+	else
+		opt.nuidincl++;
+	return true;
+}
+
 int enter_uid(char *us)
 {
 	int err = 0;
@@ -90,81 +157,26 @@ int enter_uid(char *us)
 		return 1;
 	}
 	for (char *s = us; *s;) {
-		char lnm[LOGINML + 1];
-		bool excl = false, nn = false, bad = false, dup = false;
-		size_t lnml = 0;
-		char *st = s;
-		uid_t uid = 0;
+		struct uid_item it;
 
-		for (int i = 0; *s && *s != ','; i++, s++) {
-			if (lnml >= LOGINML) {
-				while (*s && *s != ',') {
-					s++;
-					lnml++;
-				}
-				fprintf(stderr, "%s: -u login name > %d "
-					"characters: ", opt.pn, LOGINML);
-				safestrprtn(st, (int)lnml, stderr, 1);
-				err = 1;
-				bad = true;
-				break;
-			}
-			if (i == 0 && *s == '^') {
-				excl = true;
-				continue;
-			}
-			lnm[lnml++] = *s;
-			if (nn)
-				continue;
-			if (isdigit((unsigned char)*s))
-				uid = uid * 10 + (*s - '0');
-			else
-				nn = true;
-		}
-		if (*s)
-			s++;
-		if (bad)
+		if (!uid_item(&s, &it)) {
+			err = 1;
 			continue;
-		if (nn) {
-			struct passwd *pw;
+		}
+		if (it.nn) {
+			struct passwd *pw = getpwnam(it.lnm);
 
-			lnm[lnml] = 0;
-			pw = getpwnam(lnm);
 			if (!pw) {
 				fprintf(stderr, "%s: can't get UID for ",
 					opt.pn);
-				safestrprt(lnm, stderr, 1);
+				safestrprt(it.lnm, stderr, 1);
 				err = 1;
 				continue;
 			}
-			uid = pw->pw_uid;
+			it.uid = pw->pw_uid;
 		}
-		for (size_t i = 0; i < opt.nuid; i++) {
-			if (opt.suid[i].uid != uid)
-				continue;
-			if (opt.suid[i].excl == excl) {
-				dup = true;
-				continue;
-			}
-			fprintf(stderr, "%s: UID %d has been included and "
-				"excluded.\n", opt.pn, (int)uid);
+		if (!uid_add(&it))
 			err = 1;
-			dup = true;
-			break;
-		}
-		if (dup)
-			continue;
-		opt.suid = xrealloc(opt.suid, (opt.nuid + 1) *
-				    sizeof(*opt.suid));
-		lnm[lnml] = 0;
-		opt.suid[opt.nuid++] = (struct seluid){
-			.uid = uid, .excl = excl,
-			.lnm = nn ? xstrdup(lnm) : NULL,
-		};
-		if (excl)
-			opt.nuidexcl++;
-		else
-			opt.nuidincl++;
 	}
 	return err;
 }
@@ -344,14 +356,75 @@ int enter_str_lst(char *s)
 	return 0;
 }
 
+/* A regexp modifier given a second time: said once, an error each time. */
+static bool rx_repeated(int *count, const char *what, const char *x)
+{
+	if (++*count == 1)
+		return false;
+	if (*count == 2) {
+		fprintf(stderr, "%s: %s regexp modifier already used: ",
+			opt.pn, what);
+		safestrprt(x, stderr, 1);
+	}
+	return true;
+}
+
+/* b with x: said once, an error each time */
+static bool rx_conflict(int *bxmod, const char *x)
+{
+	if (++*bxmod == 1) {
+		fprintf(stderr, "%s: b and x regexp modifiers conflict: ",
+			opt.pn);
+		safestrprt(x, stderr, 1);
+	}
+	return true;
+}
+
+/* The modifiers after the closing '/' at @xe, into *@co; false if bad. */
+static bool rx_modifiers(const char *x, const char *xe, int *co)
+{
+	int bmod = 0, imod = 0, xmod = 0, bxmod = 0;
+	bool bad = false;
+
+	for (const char *xm = xe + 1; *xm; xm++) {
+		switch (*xm) {
+		case 'b':
+			if (rx_repeated(&bmod, "b", x))
+				bad = true;
+			else if (xmod)
+				bad = rx_conflict(&bxmod, x);
+			else
+				*co &= ~REG_EXTENDED;
+			break;
+		case 'i':
+			if (rx_repeated(&imod, "i", x))
+				bad = true;
+			else
+				*co |= REG_ICASE;
+			break;
+		case 'x':
+			if (rx_repeated(&xmod, "x", x))
+				bad = true;
+			else if (bmod)
+				bad = rx_conflict(&bxmod, x);
+			else
+				*co |= REG_EXTENDED;
+			break;
+		default:
+			fprintf(stderr, "%s: invalid regexp modifier: %c\n",
+				opt.pn, *xm);
+			bad = true;
+		}
+	}
+	return !bad;
+}
+
+/* lsof's enter_cmd_rx(): -c /regexp/[bix] */
 int enter_cmd_rx(char *x)
 {
-	int bmod = 0, imod = 0, xmod = 0, bxmod = 0, co = REG_NOSUB |
-							   REG_EXTENDED;
-	bool bad = false;
-	char *xe, reb[256];
+	int co = REG_NOSUB | REG_EXTENDED, re;
 	struct cmd_rx rx = { 0 };
-	int re;
+	char *xe, reb[256];
 
 	for (xe = x + 1; *xe && *xe != '/'; xe++)
 		;
@@ -360,65 +433,7 @@ int enter_cmd_rx(char *x)
 		safestrprt(x, stderr, 1);
 		return 1;
 	}
-	for (const char *xm = xe + 1; *xm; xm++) {
-		switch (*xm) {
-		case 'b':
-			if (++bmod > 1) {
-				if (bmod == 2) {
-					fprintf(stderr, "%s: b regexp modifier "
-						"already used: ", opt.pn);
-					safestrprt(x, stderr, 1);
-				}
-				bad = true;
-			} else if (xmod) {
-				if (++bxmod == 1) {
-					fprintf(stderr, "%s: b and x regexp "
-						"modifiers conflict: ", opt.pn);
-					safestrprt(x, stderr, 1);
-				}
-				bad = true;
-			} else {
-				co &= ~REG_EXTENDED;
-			}
-			break;
-		case 'i':
-			if (++imod > 1) {
-				if (imod == 2) {
-					fprintf(stderr, "%s: i regexp modifier "
-						"already used: ", opt.pn);
-					safestrprt(x, stderr, 1);
-				}
-				bad = true;
-			} else {
-				co |= REG_ICASE;
-			}
-			break;
-		case 'x':
-			if (++xmod > 1) {
-				if (xmod == 2) {
-					fprintf(stderr, "%s: x regexp modifier "
-						"already used: ", opt.pn);
-					safestrprt(x, stderr, 1);
-				}
-				bad = true;
-			} else if (bmod) {
-				if (++bxmod == 1) {
-					fprintf(stderr, "%s: b and x regexp "
-						"modifiers conflict: ", opt.pn);
-					safestrprt(x, stderr, 1);
-				}
-				bad = true;
-			} else {
-				co |= REG_EXTENDED;
-			}
-			break;
-		default:
-			fprintf(stderr, "%s: invalid regexp modifier: %c\n",
-				opt.pn, *xm);
-			bad = true;
-		}
-	}
-	if (bad)
+	if (!rx_modifiers(x, xe, &co))
 		return 1;
 	rx.exp = xstrdup(x + 1);
 	rx.exp[xe - x - 1] = 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * batch.c - batches of getvalues() names: many names, one call (more if a
- * value overflows), and a large batch shared out between threads, one per
- * CPU, so that the system calls of one round run on every CPU.
+ * batch.c - batches of getvalues() names: many names, one
+ * getvalues_alloc_each() call (which makes more if a value overflows), and
+ * a large batch shared out between threads, one per CPU, so that the
+ * system calls of one round run on every CPU.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +17,6 @@
 #include <sys/sysmacros.h>
 
 #include "gvlsof.h"
-
-size_t gv_calls;
 
 /* Room for one more name of @len bytes (and its NUL). */
 static size_t batch_slot(struct batch *b, size_t len)
@@ -114,9 +113,9 @@ static size_t group_len(const char *name)
  * is cut into parts at process boundaries (the library looks up a
  * process's directory once for the names of it that follow each other),
  * and the threads, this one and a helper per further CPU, each take the
- * next part until none is left. A part is one call (more after an
- * overflow) with a buffer of its own; the values are the same as one call
- * would give, only sooner. Sharing out costs a wake-up of the helpers and
+ * next part until none is left. A part is one getvalues_alloc_each() call
+ * with a buffer of its own; the values are the same as one call would
+ * give, only sooner. Sharing out costs a wake-up of the helpers and
  * a call's fixed system calls per part, some tens of microseconds, against
  * one to three per name; a batch of a few large values (the /proc/net
  * tables, b->big) is shared out a name or more a part.
@@ -128,10 +127,7 @@ static size_t group_len(const char *name)
 
 struct part {
 	size_t from, to;
-	void *first;		/* the buffer of its first call */
-	void **bufs;		/* its buffers, handed to the batch at the end */
-	size_t nbufs, cap;
-	size_t calls;
+	void *buf;		/* its values, handed to the batch at the end */
 	int err;		/* of the call itself, or ENOMEM */
 };
 
@@ -150,60 +146,21 @@ static struct {
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
-/* The buffer of a part's first call */
-static size_t part_size(const struct part *p)
-{
-	return 65536 + 256 * (p->to - p->from);
-}
-
 /*
- * The names of part @p: one call, and after an overflow the rest again with
- * a buffer twice as large. A value that does not fit the largest buffer
- * keeps its EOVERFLOW.
+ * The names of part @p, every one of them, through getvalues_alloc_each():
+ * it grows the buffer and goes on after a value that does not fit; one
+ * that does not fit the largest buffer keeps its EOVERFLOW. A part is a
+ * call of its own: its first name is given in full.
  */
 static void run_part(struct batch *b, const char *origin, struct part *p)
 {
-	size_t start = p->from, size = part_size(p);
-
-	while (start < p->to) {
-		void *buf = p->first ? p->first : malloc(size), **bufs;
-		int r;
-
-		p->first = NULL;
-		if (p->nbufs == p->cap) {
-			p->cap = p->cap ? 2 * p->cap : 4;
-			bufs = realloc(p->bufs, p->cap * sizeof(*p->bufs));
-			if (!bufs) {
-				free(buf);
-				buf = NULL;
-			} else {
-				p->bufs = bufs;
-			}
-		}
-		if (!buf) {
-			p->err = ENOMEM;
-			return;
-		}
-		p->bufs[p->nbufs++] = buf;
-		b->vec[start].name = b->names + b->off[start];
-		b->vec[start].value_in = (struct iovec){ buf, size };
-		r = getvalues(AT_FDCWD, origin, b->vec + start, p->to - start,
-			      0);
-		p->calls++;
-		if (r < 0) {
-			p->err = errno;
-			return;
-		}
-		start += r;
-		if (start == p->to)
-			break;
-		if (size >= BATCH_MAX_BUF)
-			start++;	/* give up on that one: EOVERFLOW */
-		else
-			size *= 2;
-	}
-	free(p->first);		/* no names: no call */
-	p->first = NULL;
+	if (p->from == p->to)
+		return;		/* no names: no call */
+	b->vec[p->from].name = b->names + b->off[p->from];
+	if (getvalues_alloc_each(AT_FDCWD, origin, b->vec + p->from,
+				 p->to - p->from, 0, BATCH_MAX_BUF,
+				 &p->buf) < 0)
+		p->err = errno;
 }
 
 /* Take parts until none is left; called and returns with par.lock held. */
@@ -335,9 +292,9 @@ static size_t cut_parts(const struct batch *b, struct part *parts,
 /*
  * Run every name added since the last reset. A name that repeats the group
  * of the one before it is sent in its ":REST" form; the first name of each
- * call is sent in full. A value that does not fit gets EOVERFLOW and stops
- * the call: the rest goes again with a buffer twice as large. Returns 0 or
- * the errno of the call itself ($ORIGIN could not be resolved...).
+ * part is sent in full. A value too large for BATCH_MAX_BUF gets EOVERFLOW,
+ * the others are all fetched. Returns 0 or the errno of the call itself
+ * ($ORIGIN could not be resolved...).
  */
 int batch_run(struct batch *b, const char *origin)
 {
@@ -367,10 +324,6 @@ int batch_run(struct batch *b, const char *origin)
 		if (nparts > b->n / (b->big ? 1 : PAR_PART_MIN))
 			nparts = b->n / (b->big ? 1 : PAR_PART_MIN);
 		par.nparts = cut_parts(b, par.parts, nparts);
-		/* from this thread's heap, which has huge pages (main.c) */
-		for (size_t k = 0; k < par.nparts; k++)
-			par.parts[k].first = xrealloc(NULL,
-						      part_size(&par.parts[k]));
 		par.b = b;
 		par.origin = origin;
 		par.next = 0;
@@ -384,18 +337,15 @@ int batch_run(struct batch *b, const char *origin)
 		parts = par.parts;
 		nparts = par.nparts;
 	} else {
-		one.first = xrealloc(NULL, part_size(&one));
 		run_part(b, origin, &one);
 	}
 	for (size_t k = 0; k < nparts; k++) {
 		struct part *p = &parts[k];
 
-		for (size_t i = 0; i < p->nbufs; i++) {
+		if (p->buf) {
 			GROW(b->bufs, b->nbufs, b->bufs_cap);
-			b->bufs[b->nbufs++] = p->bufs[i];
+			b->bufs[b->nbufs++] = p->buf;
 		}
-		free(p->bufs);
-		gv_calls += p->calls;
 		if (p->err == ENOMEM)
 			die("out of memory");
 		if (!err)

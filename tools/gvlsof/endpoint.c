@@ -385,12 +385,36 @@ void endpoints_free(void)
 /* ------------------------------------------------------------------ */
 /* The peers of unix sockets, from sock_diag.                         */
 
-/*
- * One dump of every unix socket with its peer and its pending incoming
- * connections; @fn(inode, peer) and @icon(listener, connection) get them.
- */
-void unix_diag_peers(void (*peer)(uint64_t, uint64_t),
-		     void (*icon)(uint64_t, uint64_t))
+/* The peer and incoming connections one sock_diag message gives. */
+static void unix_diag_msg(const struct nlmsghdr *hp,
+			  void (*peer)(uint64_t, uint64_t),
+			  void (*icon)(uint64_t, uint64_t))
+{
+	const struct unix_diag_msg *dm = NLMSG_DATA(hp);
+	int len = hp->nlmsg_len - NLMSG_LENGTH(sizeof(*dm));
+
+	if (dm->udiag_family != AF_UNIX || !dm->udiag_ino || len <= 0)
+		return;
+	for (struct rtattr *rp = (struct rtattr *)(dm + 1); RTA_OK(rp, len);
+	     rp = RTA_NEXT(rp, len)) {
+		if (rp->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(rp) >= 4) {
+			uint32_t pi = *(uint32_t *)RTA_DATA(rp);
+
+			if (pi) {
+				peer(dm->udiag_ino, pi);
+				peer(pi, dm->udiag_ino);
+			}
+		} else if (rp->rta_type == UNIX_DIAG_ICONS) {
+			uint32_t *ic = RTA_DATA(rp);
+
+			for (size_t k = 0; k < RTA_PAYLOAD(rp) / 4; k++)
+				icon(dm->udiag_ino, ic[k]);
+		}
+	}
+}
+
+/* A sock_diag dump request for every unix socket, its peer and icons. */
+static int unix_diag_request(void)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -408,7 +432,6 @@ void unix_diag_peers(void (*peer)(uint64_t, uint64_t),
 		},
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	static char buf[32768] __attribute__((aligned(8)));
 	int ns = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
 			NETLINK_SOCK_DIAG);
 
@@ -422,19 +445,27 @@ void unix_diag_peers(void (*peer)(uint64_t, uint64_t),
 		fprintf(stderr, "%s: netlink peer request error: %s\n", opt.pn,
 			strerror(errno));
 		close(ns);
-		return;
+		return -1;
 	}
-	for (;;) {
-		ssize_t nb = recv(ns, buf, sizeof(buf), 0);
-		struct nlmsghdr *hp = (struct nlmsghdr *)buf;
+	return ns;
+}
 
-		if (nb <= 0)
-			break;
-		for (; NLMSG_OK(hp, nb); hp = NLMSG_NEXT(hp, nb)) {
-			struct unix_diag_msg *dm;
-			struct rtattr *rp;
-			int len;
+/*
+ * One dump of every unix socket with its peer and its pending incoming
+ * connections; @peer(inode, peer) and @icon(listener, connection) get them.
+ */
+void unix_diag_peers(void (*peer)(uint64_t, uint64_t),
+		     void (*icon)(uint64_t, uint64_t))
+{
+	static char buf[32768] __attribute__((aligned(8)));
+	int ns = unix_diag_request();
+	ssize_t nb;
 
+	if (ns < 0)
+		return;
+	while ((nb = recv(ns, buf, sizeof(buf), 0)) > 0) {
+		for (struct nlmsghdr *hp = (struct nlmsghdr *)buf;
+		     NLMSG_OK(hp, nb); hp = NLMSG_NEXT(hp, nb)) {
 			if (hp->nlmsg_type == NLMSG_DONE)
 				goto done;
 			if (hp->nlmsg_type == NLMSG_ERROR) {
@@ -442,29 +473,7 @@ void unix_diag_peers(void (*peer)(uint64_t, uint64_t),
 					"peer info error\n", opt.pn);
 				goto done;
 			}
-			dm = NLMSG_DATA(hp);
-			len = hp->nlmsg_len - NLMSG_LENGTH(sizeof(*dm));
-			if (dm->udiag_family != AF_UNIX || !dm->udiag_ino ||
-			    len <= 0)
-				continue;
-			for (rp = (struct rtattr *)(dm + 1); RTA_OK(rp, len);
-			     rp = RTA_NEXT(rp, len)) {
-				if (rp->rta_type == UNIX_DIAG_PEER &&
-				    RTA_PAYLOAD(rp) >= 4) {
-					uint32_t pi = *(uint32_t *)RTA_DATA(rp);
-
-					if (pi) {
-						peer(dm->udiag_ino, pi);
-						peer(pi, dm->udiag_ino);
-					}
-				} else if (rp->rta_type == UNIX_DIAG_ICONS) {
-					uint32_t *ic = RTA_DATA(rp);
-
-					for (size_t k = 0;
-					     k < RTA_PAYLOAD(rp) / 4; k++)
-						icon(dm->udiag_ino, ic[k]);
-				}
-			}
+			unix_diag_msg(hp, peer, icon);
 		}
 	}
 done:

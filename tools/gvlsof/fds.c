@@ -2,8 +2,9 @@
 /*
  * fds.c - the descriptors of the processes gather.c admitted: which of
  * them can be listed at all (only sockets with -i, only files a name may
- * match with file arguments), rounds 3 to 5 of getvalues() calls for those
- * that can, and each one's row as lsof's process_id() makes it.
+ * match with file arguments, anything -d selects when it is ORed), rounds
+ * 3 to 5 of getvalues() calls for those that can, and each one's row as
+ * lsof's process_id() makes it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,8 +33,13 @@ enum fdmode fd_mode(const struct lproc *lp, bool sck)
 		return FD_SOCK;
 	if (!opt.fand && base)
 		return FD_FULL;
-	/* a file must meet the file criteria (all of them with -a) */
-	need &= ~SEL_FD;	/* -d is applied by number, before */
+	/*
+	 * A file must meet the file criteria (all of them with -a). -d is
+	 * applied by number, before: with -a to every descriptor (skip),
+	 * else it makes the descriptors it selects listable whatever the
+	 * rest says (gfd.mode), and this mode is for the others.
+	 */
+	need &= ~SEL_FD;
 	if (!need)
 		return FD_FULL;
 	if (need == SEL_NM)
@@ -117,114 +123,124 @@ static bool needs_anon_info(const struct gfd *d)
 	       fdinfo_mask(rest) != fdinfo_mask(NULL);
 }
 
+/* What fd_row() learns of a descriptor on the way to its row. */
+struct fdrow {
+	struct lfile *lf;
+	const char *path;		/* /proc/ID/fd/N */
+	const char *pbuf, *rest;	/* the link, split as lsof splits it */
+	struct finfo lst, st;
+	unsigned ls, ss;		/* SB_* known of each */
+	struct fdinfo fi;
+	int av;				/* FDI_* read from the fdinfo */
+	const struct efsys *ep;		/* an exempt file system (-e) */
+	bool lnk;			/* the link was read */
+	bool pn;			/* the row is made (lsof's pn) */
+};
+
+/* The link and the stats: what lsof's readlink, lstat and stat said. */
+static void fd_row_stat(struct gid *g, const struct gfd *d, struct fdrow *r)
+{
+	struct lproc *lp = &procs[g->proc];
+
+	if (!d->link) {
+		r->lnk = false;
+		r->pn = !opt.fwarn;
+		if (r->pn)
+			add_nma(r->lf, sfmt("(readlink: %s)",
+					    strerror(d->link_err)));
+		return;
+	}
+	r->lnk = true;
+	split_link(d->link, &r->pbuf, &r->rest);
+	if (opt.nefsys && (r->ep = isefsys(r->pbuf))) {
+		efsys_row(r->lf, r->ep, "UNKNfd", r->pbuf);
+		g->efs = true;
+		g->lfr = r->lf->sf ? lp->nfiles : SIZE_MAX;
+		r->pn = false;
+		return;
+	}
+	if (!d->lst_err)
+		r->ls = SB_ALL;
+	else if (!opt.fwarn)
+		add_nma(r->lf, sfmt("lstat: %s)", strerror(d->lst_err)));
+	if (!d->st_err)
+		r->ss = SB_ALL;
+	else if (!opt.fwarn)
+		add_nma(r->lf, sfmt("(stat: %s)", strerror(d->st_err)));
+	r->pn = !g->ckscko || ((r->ss & SB_MODE) && r->st.mode == S_IFSOCK);
+}
+
+/*
+ * The position and flags from the fdinfo. As in lsof, once an exempt
+ * file was met in this process, they go to its row, not to this one's.
+ */
+static void fd_row_info(struct gid *g, const struct gfd *d, struct fdrow *r)
+{
+	struct lproc *lp = &procs[g->proc];
+	struct lfile *lfr = g->lfr != SIZE_MAX ? &lp->files[g->lfr] : NULL;
+	struct lfile *t = g->efs ? lfr : r->lf;
+
+	if (d->info_done && d->info) {
+		r->av = parse_fdinfo(d->info, d->info_len,
+				     fdinfo_mask(r->rest), &r->fi);
+	} else if (!d->info_done && (r->ss & SB_MODE) &&
+		   (r->st.mode == S_IFSOCK || r->st.mode == S_IFIFO ||
+		    pos_always_zero(&r->st))) {
+		r->fi.pos = 0;
+		r->av = FDI_POS;
+	}
+	if (!(r->av & FDI_POS)) {
+		r->ls &= ~SB_SIZE;
+	} else if (!g->efs) {
+		r->ls |= SB_SIZE;
+		r->lst.size = r->fi.pos;
+	} else if (opt.foffset && lfr) {
+		lfr->off = r->fi.pos;
+		lfr->off_def = true;
+	}
+	if ((r->av & FDI_FLAGS) && opt.fsv_fg && t) {
+		t->ffg = r->fi.flags;
+		t->ffg_def = true;
+	}
+}
+
 /* One descriptor into its row, as lsof's process_id() makes it. */
 void fd_row(struct gid *g, struct gfd *d)
 {
 	struct lproc *lp = &procs[g->proc];
-	char *path = sfmt(PROC "/%s/fd/%d", g->dir, d->fd);
-	const char *pbuf = NULL, *rest = NULL;
-	struct finfo lst = d->lst, st = d->st;
-	struct fdinfo fi = { .eventfd_id = -1, .tty_index = -1, .pid = -1 };
-	const struct efsys *ep = NULL;
-	unsigned ls = 0, ss = 0;
+	struct fdrow r = {
+		.path = sfmt(PROC "/%s/fd/%d", g->dir, d->fd),
+		.lst = d->lst, .st = d->st,
+		.fi = { .eventfd_id = -1, .tty_index = -1, .pid = -1 },
+	};
 	struct lfile *lf;
-	bool pn, lnk;
-	int av = 0;
 
-	lf = alloc_lfile(lp, NULL, d->fd);
+	lf = r.lf = alloc_lfile(lp, NULL, d->fd);
 	if (!d->link_done && d->link_err < 0) {
 		/* a socket or a pipe: named from its stat */
-		d->link = st.mode == S_IFSOCK ? "socket:" : "pipe:";
+		d->link = r.st.mode == S_IFSOCK ? "socket:" : "pipe:";
 	}
-	if (!d->link) {
-		lnk = false;
-		if (!opt.fwarn) {
-			add_nma(lf, sfmt("(readlink: %s)",
-					 strerror(d->link_err)));
-			pn = true;
-		} else {
-			pn = false;
-		}
-	} else {
-		lnk = true;
-		split_link(d->link, &pbuf, &rest);
-		if (opt.nefsys && (ep = isefsys(pbuf))) {
-			efsys_row(lf, ep, "UNKNfd", pbuf);
-			g->efs = true;
-			g->lfr = lf->sf ? lp->nfiles : SIZE_MAX;
-			pn = false;
-		} else {
-			if (!d->lst_err)
-				ls = SB_ALL;
-			else if (!opt.fwarn)
-				add_nma(lf, sfmt("lstat: %s)",
-						 strerror(d->lst_err)));
-			if (!d->st_err)
-				ss = SB_ALL;
-			else if (!opt.fwarn)
-				add_nma(lf, sfmt("(stat: %s)",
-						 strerror(d->st_err)));
-			pn = !g->ckscko || ((ss & SB_MODE) &&
-					    st.mode == S_IFSOCK);
-		}
-	}
-	/*
-	 * As in lsof, once an exempt file was met in this process, the
-	 * position and flags read from fdinfo go to its row, not to this
-	 * one's.
-	 */
-	if (pn || (g->efs && g->lfr != SIZE_MAX)) {
-		struct lfile *lfr = g->lfr != SIZE_MAX ?
-				    &lp->files[g->lfr] : NULL;
-
-		if (d->info_done && d->info) {
-			av = parse_fdinfo(d->info, d->info_len,
-					  fdinfo_mask(rest), &fi);
-		} else if (!d->info_done && (ss & SB_MODE) &&
-			   (st.mode == S_IFSOCK || st.mode == S_IFIFO ||
-			    pos_always_zero(&st))) {
-			fi.pos = 0;
-			av = FDI_POS;
-		}
-		if (av & FDI_POS) {
-			if (g->efs) {
-				if (opt.foffset && lfr) {
-					lfr->off = fi.pos;
-					lfr->off_def = true;
-				}
-			} else {
-				ls |= SB_SIZE;
-				lst.size = fi.pos;
-			}
-		} else {
-			ls &= ~SB_SIZE;
-		}
-		if ((av & FDI_FLAGS) && opt.fsv_fg) {
-			struct lfile *t = g->efs ? lfr : lf;
-
-			if (t) {
-				t->ffg = fi.flags;
-				t->ffg_def = true;
-			}
-		}
-	}
-	if (ep) {
+	fd_row_stat(g, d, &r);
+	if (r.pn || (g->efs && g->lfr != SIZE_MAX))
+		fd_row_info(g, d, &r);
+	if (r.ep) {
 		link_lfile(lp, lf);
 		return;
 	}
-	if (!pn)
+	if (!r.pn)
 		return;
-	process_proc_node(lp, lf, lnk ? pbuf : path, path, &st, ss, &lst, ls);
+	process_proc_node(lp, lf, r.lnk ? r.pbuf : r.path, r.path, &r.st,
+			  r.ss, &r.lst, r.ls);
 	if (lf->ntype == N_ANON_INODE) {
-		if (rest && *rest)
-			enter_nm(lf, anon_decorate(rest, &fi));
-		if (opt.feptE && fi.eventfd_id != -1) {
-			lf->eventfd_id = fi.eventfd_id;
+		if (r.rest && *r.rest)
+			enter_nm(lf, anon_decorate(r.rest, &r.fi));
+		if (opt.feptE && r.fi.eventfd_id != -1) {
+			lf->eventfd_id = r.fi.eventfd_id;
 			lf->sf |= SEL_EVTFDINFO;
 		}
 	} else if (opt.feptE && lf->rdev_def && is_pty_ptmx(lf->rdev) &&
-		   (av & FDI_TTY)) {
-		lf->tty_index = fi.tty_index;
+		   (r.av & FDI_TTY)) {
+		lf->tty_index = r.fi.tty_index;
 		lf->sf |= SEL_PTYINFO;
 	}
 	link_lfile(lp, lf);
@@ -232,68 +248,6 @@ void fd_row(struct gid *g, struct gfd *d)
 
 /* ------------------------------------------------------------------ */
 /* The rounds of a group.                                             */
-
-/*
- * With -e, what is on an exempt file system is never stat'ed: the links
- * come first, then the lstat, stat and fdinfo of the other descriptors.
- */
-static void efsys_fetch(struct gid *gs, size_t n)
-{
-	struct batch b = { 0 };
-
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-			const char *pbuf, *rest;
-			char sub[96];
-
-			d->i_lstat = SIZE_MAX;
-			if (!d->wanted || !d->link)
-				continue;
-			snprintf(sub, sizeof(sub), "%s/fd/%d", g->dir, d->fd);
-			d->i_info = batch_add_parts(&b, "data:", g->dir,
-						    "/fdinfo/", d->fd);
-			split_link(d->link, &pbuf, &rest);
-			if (isefsys(pbuf))
-				continue;
-			d->i_lstat = batch_add_parts(&b, "lstat:mode:", sub,
-						     "", -1);
-			d->i_stat = stat_names(&b, "stat", sub);
-		}
-	}
-	batch_run_proc(&b);
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-			size_t len;
-			const char *v;
-
-			if (!d->wanted || !d->link)
-				continue;
-			v = val(&b, d->i_info, &len, &d->info_err);
-			d->info = v ? vdup(v, len) : NULL;
-			d->info_len = v ? len : 0;
-			d->info_done = true;
-			if (d->i_lstat == SIZE_MAX)
-				continue;
-			v = val(&b, d->i_lstat, &len, &d->lst_err);
-			if (v) {
-				char tmp[16];
-
-				snprintf(tmp, sizeof(tmp), "%.*s", (int)len, v);
-				d->lst.mode = S_IFLNK;
-				d->lst.perm = (unsigned)strtoul(tmp, NULL, 8);
-			}
-			stat_get(&b, d->i_stat, &d->st);
-			d->st_err = d->st.err;
-		}
-	}
-	batch_free(&b);
-}
 
 /*
  * A socket's or a pipe's link, "socket:[INODE]" or "pipe:[INODE]", says
@@ -339,6 +293,217 @@ static void from_link(struct gfd *d)
 	}
 }
 
+/*
+ * 3: what can rule a descriptor out (its link when only sockets can be
+ * listed, its device, inode and type when only named files can); with
+ * nothing to rule out, the links, which say all of a socket's stat and
+ * most of a pipe's.
+ */
+static bool fetch_pre(const struct gfd *d, bool early)
+{
+	return d->wanted && (d->mode != FD_FULL || early);
+}
+
+static void pre_add(struct gid *gs, size_t n, struct batch *b, bool early)
+{
+	for_each_gfd(gs, n, g, d) {
+		d->wanted = !d->skip && !g->denied;
+		if (!fetch_pre(d, early))
+			continue;
+		if (d->mode != FD_NAME) {
+			d->i_pre = batch_add_parts(b, "data:", g->dir, "/fd/",
+						   d->fd);
+			continue;
+		}
+		d->i_pre = batch_add_parts(b, "stat:dev:", g->dir, "/fd/",
+					   d->fd);
+		batch_add_parts(b, "stat:ino:", g->dir, "/fd/", d->fd);
+		batch_add_parts(b, "stat:type:", g->dir, "/fd/", d->fd);
+	}
+}
+
+/* A descriptor only a name argument can select: is it one? */
+static bool name_may_match(const struct batch *b, struct gfd *d)
+{
+	size_t len;
+	const char *t = val(b, d->i_pre + 2, &len, &d->st_err);
+	dev_t dev;
+	uint64_t ino;
+
+	return val_dev(b, d->i_pre, &dev) && val_u64(b, d->i_pre + 1, &ino) &&
+	       (sfile_may_match(dev, ino) ||
+		(t && len == 4 && !memcmp(t, "sock", 4) && sfile_socket()));
+}
+
+static void pre_take(struct gid *gs, size_t n, const struct batch *b,
+		     bool early)
+{
+	for_each_gfd(gs, n, g, d) {
+		size_t len;
+		const char *v;
+
+		if (!fetch_pre(d, early))
+			continue;
+		if (d->mode == FD_NAME) {
+			d->wanted = name_may_match(b, d);
+			continue;
+		}
+		v = val(b, d->i_pre, &len, &d->link_err);
+		d->link_done = true;
+		d->link = v ? vdup(v, len) : NULL;
+		/* with -i or -U only a socket can be listed */
+		if (d->mode == FD_SOCK)
+			d->wanted = d->link && !strncmp(d->link, "socket:", 7);
+		if (d->wanted)
+			from_link(d);
+	}
+}
+
+/* "lstat:mode:" of a /proc link: the permission bits of the link */
+static void lstat_take(const struct batch *b, struct gfd *d)
+{
+	size_t len;
+	const char *v = val(b, d->i_lstat, &len, &d->lst_err);
+	char tmp[16];
+
+	if (!v)
+		return;
+	snprintf(tmp, sizeof(tmp), "%.*s", (int)len, v);
+	d->lst.mode = S_IFLNK;
+	d->lst.perm = (unsigned)strtoul(tmp, NULL, 8);
+}
+
+/* The descriptor's fdinfo, from entry @i of @b. */
+static void info_take(const struct batch *b, size_t i, struct gfd *d)
+{
+	size_t len;
+	const char *v = val(b, i, &len, &d->info_err);
+
+	d->info = v ? vdup(v, len) : NULL;
+	d->info_len = v ? len : 0;
+	d->info_done = true;
+}
+
+/* 4: lstat of the link and stat of the file */
+static bool fetch_stat(const struct gfd *d)
+{
+	return d->wanted && !opt.nefsys && !d->st_known;
+}
+
+static void stat_add(struct gid *gs, size_t n, struct batch *b)
+{
+	for_each_gfd(gs, n, g, d) {
+		char sub[96];
+
+		if (!fetch_stat(d))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/fd/%d", g->dir, d->fd);
+		d->i_lstat = batch_add_parts(b, "lstat:mode:", sub, "", -1);
+		if (!d->st_pipe)
+			d->i_stat = stat_names(b, "stat", sub);
+	}
+}
+
+static void stat_take(struct gid *gs, size_t n, const struct batch *b)
+{
+	for_each_gfd(gs, n, g, d) {
+		if (!fetch_stat(d))
+			continue;
+		lstat_take(b, d);
+		if (d->st_pipe)
+			continue;
+		stat_get(b, d->i_stat, &d->st);
+		d->st_err = d->st.err;
+	}
+}
+
+/* 5: links, then fdinfo (that of anonymous inodes needs the link) */
+static void link_add(struct gid *gs, size_t n, struct batch *l)
+{
+	for_each_gfd(gs, n, g, d) {
+		d->i_link = d->i_info = SIZE_MAX;
+		if (!d->wanted)
+			continue;
+		if (!d->link_done && (opt.nefsys || needs_link(d)))
+			d->i_link = batch_add_parts(l, "data:", g->dir, "/fd/",
+						    d->fd);
+		if (!opt.nefsys && needs_info(d))
+			d->i_info = batch_add_parts(l, "data:", g->dir,
+						    "/fdinfo/", d->fd);
+	}
+}
+
+static void link_take(struct gid *gs, size_t n, const struct batch *l)
+{
+	for_each_gfd(gs, n, g, d) {
+		size_t len;
+		const char *v;
+
+		if (d->i_link != SIZE_MAX) {
+			v = val(l, d->i_link, &len, &d->link_err);
+			d->link = v ? vdup(v, len) : NULL;
+			d->link_done = true;
+		}
+		if (d->i_info != SIZE_MAX)
+			info_take(l, d->i_info, d);
+	}
+}
+
+static void anon_add(struct gid *gs, size_t n, struct batch *b)
+{
+	for_each_gfd(gs, n, g, d) {
+		d->i_info = SIZE_MAX;
+		if (d->wanted && needs_anon_info(d))
+			d->i_info = batch_add_parts(b, "data:", g->dir,
+						    "/fdinfo/", d->fd);
+	}
+}
+
+static void anon_take(struct gid *gs, size_t n, const struct batch *b)
+{
+	for_each_gfd(gs, n, g, d)
+		if (d->i_info != SIZE_MAX)
+			info_take(b, d->i_info, d);
+}
+
+/*
+ * With -e, what is on an exempt file system is never stat'ed: the links
+ * come first, then the lstat, stat and fdinfo of the other descriptors.
+ */
+static void efsys_fetch(struct gid *gs, size_t n)
+{
+	struct batch b = { 0 };
+
+	for_each_gfd(gs, n, g, d) {
+		const char *pbuf, *rest;
+		char sub[96];
+
+		d->i_lstat = SIZE_MAX;
+		if (!d->wanted || !d->link)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/fd/%d", g->dir, d->fd);
+		d->i_info = batch_add_parts(&b, "data:", g->dir, "/fdinfo/",
+					    d->fd);
+		split_link(d->link, &pbuf, &rest);
+		if (isefsys(pbuf))
+			continue;
+		d->i_lstat = batch_add_parts(&b, "lstat:mode:", sub, "", -1);
+		d->i_stat = stat_names(&b, "stat", sub);
+	}
+	batch_run_proc(&b);
+	for_each_gfd(gs, n, g, d) {
+		if (!d->wanted || !d->link)
+			continue;
+		info_take(&b, d->i_info, d);
+		if (d->i_lstat == SIZE_MAX)
+			continue;
+		lstat_take(&b, d);
+		stat_get(&b, d->i_stat, &d->st);
+		d->st_err = d->st.err;
+	}
+	batch_free(&b);
+}
+
 /* Rounds 3 to 5 for the descriptors of the admitted ids of @gs. */
 void round_fds(struct gid *gs, size_t n)
 {
@@ -346,191 +511,27 @@ void round_fds(struct gid *gs, size_t n)
 	static struct batch b, l;
 	bool early = !opt.nefsys;
 
-	/*
-	 * 3: what can rule a descriptor out; with nothing to rule out, the
-	 * links, which say all of a socket's stat and most of a pipe's
-	 */
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-
-			d->wanted = !d->skip && !g->denied;
-			if (!d->wanted || (g->mode == FD_FULL && !early))
-				continue;
-			if (g->mode != FD_NAME) {
-				d->i_pre = batch_add_parts(&b, "data:", g->dir,
-							   "/fd/", d->fd);
-			} else {
-				d->i_pre = batch_add_parts(&b, "stat:dev:",
-							   g->dir, "/fd/",
-							   d->fd);
-				batch_add_parts(&b, "stat:ino:", g->dir, "/fd/",
-						d->fd);
-				batch_add_parts(&b, "stat:type:", g->dir,
-						"/fd/", d->fd);
-			}
-		}
-	}
+	pre_add(gs, n, &b, early);
 	batch_run_proc(&b);
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-			size_t len;
-
-			if (!d->wanted || (g->mode == FD_FULL && !early))
-				continue;
-			if (g->mode != FD_NAME) {
-				const char *v = val(&b, d->i_pre, &len,
-						    &d->link_err);
-
-				d->link_done = true;
-				d->link = v ? vdup(v, len) : NULL;
-				/* with -i or -U only a socket can be listed */
-				if (g->mode == FD_SOCK)
-					d->wanted = d->link &&
-						    !strncmp(d->link, "socket:",
-							     7);
-				if (d->wanted)
-					from_link(d);
-			} else {
-				const char *t = val(&b, d->i_pre + 2, &len,
-						    &d->st_err);
-				dev_t dev;
-				uint64_t ino;
-
-				d->wanted = val_dev(&b, d->i_pre, &dev) &&
-					    val_u64(&b, d->i_pre + 1, &ino) &&
-					    (sfile_may_match(dev, ino) ||
-					     (t && len == 4 &&
-					      !memcmp(t, "sock", 4) &&
-					      sfile_socket()));
-			}
-		}
-	}
+	pre_take(gs, n, &b, early);
 	batch_reset(&b);
 
-	/* 4: lstat of the link and stat of the file */
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-			char sub[96];
-
-			if (!d->wanted || opt.nefsys || d->st_known)
-				continue;
-			snprintf(sub, sizeof(sub), "%s/fd/%d", g->dir, d->fd);
-			d->i_lstat = batch_add_parts(&b, "lstat:mode:", sub,
-						     "", -1);
-			if (!d->st_pipe)
-				d->i_stat = stat_names(&b, "stat", sub);
-		}
-	}
+	stat_add(gs, n, &b);
 	batch_run_proc(&b);
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-			size_t len;
-			const char *v;
-
-			if (!d->wanted || opt.nefsys || d->st_known)
-				continue;
-			v = val(&b, d->i_lstat, &len, &d->lst_err);
-			if (v) {
-				char tmp[16];
-
-				snprintf(tmp, sizeof(tmp), "%.*s", (int)len, v);
-				d->lst.mode = S_IFLNK;
-				d->lst.perm = (unsigned)strtoul(tmp, NULL, 8);
-			}
-			if (d->st_pipe)
-				continue;
-			stat_get(&b, d->i_stat, &d->st);
-			d->st_err = d->st.err;
-		}
-	}
+	stat_take(gs, n, &b);
 	batch_reset(&b);
 
-	/* 5: links, then fdinfo (that of anonymous inodes needs the link) */
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-
-			d->i_link = d->i_info = SIZE_MAX;
-			if (!d->wanted)
-				continue;
-			if (!d->link_done && (opt.nefsys || needs_link(d)))
-				d->i_link = batch_add_parts(&l, "data:", g->dir,
-							    "/fd/", d->fd);
-			if (!opt.nefsys && needs_info(d))
-				d->i_info = batch_add_parts(&l, "data:", g->dir,
-							    "/fdinfo/", d->fd);
-		}
-	}
+	link_add(gs, n, &l);
 	batch_run_proc(&l);
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-			size_t len;
-			const char *v;
-
-			if (d->i_link != SIZE_MAX) {
-				v = val(&l, d->i_link, &len, &d->link_err);
-				d->link = v ? vdup(v, len) : NULL;
-				d->link_done = true;
-			}
-			if (d->i_info != SIZE_MAX) {
-				v = val(&l, d->i_info, &len, &d->info_err);
-				d->info = v ? vdup(v, len) : NULL;
-				d->info_len = v ? len : 0;
-				d->info_done = true;
-			}
-		}
-	}
+	link_take(gs, n, &l);
 	batch_reset(&l);
 	if (opt.nefsys)
 		efsys_fetch(gs, n);
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
 
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-
-			d->i_info = SIZE_MAX;
-			if (d->wanted && needs_anon_info(d))
-				d->i_info = batch_add_parts(&b, "data:", g->dir,
-							    "/fdinfo/", d->fd);
-		}
-	}
+	anon_add(gs, n, &b);
 	batch_run_proc(&b);
-	for (size_t i = 0; i < n; i++) {
-		struct gid *g = &gs[i];
-
-		for (size_t k = 0; g->proc != SIZE_MAX && k < g->nfds; k++) {
-			struct gfd *d = &g->fds[k];
-			size_t len;
-			const char *v;
-
-			if (d->i_info == SIZE_MAX)
-				continue;
-			v = val(&b, d->i_info, &len, &d->info_err);
-			d->info = v ? vdup(v, len) : NULL;
-			d->info_len = v ? len : 0;
-			d->info_done = true;
-		}
-	}
+	anon_take(gs, n, &b);
 	batch_reset(&b);
-	batch_reset(&l);
 	if (!n) {
 		batch_free(&b);
 		batch_free(&l);

@@ -4,6 +4,7 @@
  * -F0 a NUL), and as -J JSON or -j JSON lines, lsof 4.99.7's formats: the
  * same fields, the same selection, JSON's escaping.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,145 +44,114 @@ static const char *trimmed(const char *s)
 	return s;
 }
 
-/* lsof's print_proc() with -F. */
-bool print_field_proc(struct lproc *lp)
+/* One field: the letter and value of @fmt, then the terminator; 1. */
+static int __attribute__((format(printf, 1, 2))) field(const char *fmt, ...)
 {
-	bool numeric, any = false;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	term();
+	return 1;
+}
+
+/* The process's fields, after its p field. */
+static void field_proc(const struct lproc *lp)
+{
+	bool numeric;
 	const char *login;
 
-	for (size_t i = 0; i < lp->nfiles && !any; i++)
-		any = is_file_sel(lp, &lp->files[i]);
-	if (!any)
-		return false;
-	printf("p%d", lp->pid);
-	term();
-	if (sel('K') && lp->tid) {
-		printf("K%d", lp->tid);
-		term();
-	}
-	if (sel('M') && lp->tcmd) {
-		printf("M%s", lp->tcmd);
-		term();
-	}
-	if (sel('Z') && opt.fcntx && lp->cntx && opt.cntx_status) {
-		printf("Z%s", lp->cntx);
-		term();
-	}
-	if (sel('g') && opt.fpgid) {
-		printf("g%d", lp->pgid);
-		term();
-	}
-	if (sel('R') && opt.fppid) {
-		printf("R%d", lp->ppid);
-		term();
-	}
+	if (sel('K') && lp->tid)
+		field("K%d", lp->tid);
+	if (sel('M') && lp->tcmd)
+		field("M%s", lp->tcmd);
+	if (sel('Z') && opt.fcntx && lp->cntx && opt.cntx_status)
+		field("Z%s", lp->cntx);
+	if (sel('g') && opt.fpgid)
+		field("g%d", lp->pgid);
+	if (sel('R') && opt.fppid)
+		field("R%d", lp->ppid);
 	if (sel('c')) {
 		putchar('c');
 		safestrprt(lp->cmd ? lp->cmd : "(unknown)", stdout, 0);
 		term();
 	}
-	if (sel('u')) {
-		printf("u%d", (int)lp->uid);
-		term();
-	}
+	if (sel('u'))
+		field("u%d", (int)lp->uid);
 	if (sel('L')) {
 		login = printuid(lp->uid, &numeric);
-		if (!numeric) {
-			printf("L%s", login);
-			term();
-		}
+		if (!numeric)
+			field("L%s", login);
 	}
+}
+
+/* The fields of one file, in lsof's order; how many were printed. */
+static int field_file(const struct lfile *lf)
+{
+	char buf[64];
+	int lc = 0;
+
+	if (sel('f'))
+		lc += field("f%s", fd_trimmed(lf));
+	if (sel('a'))
+		lc += field("a%c", lf->access);
+	if (sel('l'))
+		lc += field("l%c", lf->lock);
+	if (sel('t') && *trimmed(lf->type))
+		lc += field("t%s", trimmed(lf->type));
+	if (sel('G') && show_fflags(lf))
+		lc += field("G%s", print_fflags(lf->ffg));
+	if (sel('d') && lf->dev_ch && *trimmed(lf->dev_ch))
+		lc += field("d%s", trimmed(lf->dev_ch));
+	if (sel('D') && lf->dev_def)
+		lc += field("D0x%lx", (unsigned long)lf->dev);
+	if (sel('r') && lf->rdev_def)
+		lc += field("r0x%lx", (unsigned long)lf->rdev);
+	if (sel('s') && lf->sz_def)
+		lc += field("s%llu", (unsigned long long)lf->sz);
+	if (sel('o') && lf->off_def)
+		lc += field("o%s", offset_string(lf, buf, sizeof(buf)));
+	if (sel('i') && lf->inp_ty == 1)
+		lc += field("i%llu", (unsigned long long)lf->inode);
+	if (sel('k') && lf->nlink_def)
+		lc += field("k%ld", lf->nlink);
+	if (sel('P') && lf->inp_ty == 2 && *trimmed(lf->iproto))
+		lc += field("P%s", trimmed(lf->iproto));
+	if (sel('n')) {
+		putchar('n');
+		safestrprt(name_string(lf, true), stdout, 0);
+		term();
+		lc++;
+	}
+	if (lf->lts.type >= 0 && sel('T')) {
+		const char *t[4];
+		size_t n = tcptpi_fields(lf, t, 4);
+
+		for (size_t k = 0; k < n; k++)
+			field("T%s", t[k]);
+		lc++;
+	}
+	return lc;
+}
+
+/* lsof's print_proc() with -F. */
+bool print_field_proc(struct lproc *lp)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < lp->nfiles && !any; i++)
+		any = is_file_sel(lp, &lp->files[i]);
+	if (!any)
+		return false;
+	field("p%d", lp->pid);
+	field_proc(lp);
 	if (!opt.terminator)
 		putchar('\n');
 	for (size_t i = 0; i < lp->nfiles; i++) {
 		const struct lfile *lf = &lp->files[i];
-		char buf[64];
-		int lc = 0;
 
-		if (!is_file_sel(lp, lf))
-			continue;
-		if (sel('f')) {
-			printf("f%s", fd_trimmed(lf));
-			term();
-			lc++;
-		}
-		if (sel('a')) {
-			printf("a%c", lf->access);
-			term();
-			lc++;
-		}
-		if (sel('l')) {
-			printf("l%c", lf->lock);
-			term();
-			lc++;
-		}
-		if (sel('t') && *trimmed(lf->type)) {
-			printf("t%s", trimmed(lf->type));
-			term();
-			lc++;
-		}
-		if (sel('G') && show_fflags(lf)) {
-			printf("G%s", print_fflags(lf->ffg));
-			term();
-			lc++;
-		}
-		if (sel('d') && lf->dev_ch && *trimmed(lf->dev_ch)) {
-			printf("d%s", trimmed(lf->dev_ch));
-			term();
-			lc++;
-		}
-		if (sel('D') && lf->dev_def) {
-			printf("D0x%lx", (unsigned long)lf->dev);
-			term();
-			lc++;
-		}
-		if (sel('r') && lf->rdev_def) {
-			printf("r0x%lx", (unsigned long)lf->rdev);
-			term();
-			lc++;
-		}
-		if (sel('s') && lf->sz_def) {
-			printf("s%llu", (unsigned long long)lf->sz);
-			term();
-			lc++;
-		}
-		if (sel('o') && lf->off_def) {
-			printf("o%s", offset_string(lf, buf, sizeof(buf)));
-			term();
-			lc++;
-		}
-		if (sel('i') && lf->inp_ty == 1) {
-			printf("i%llu", (unsigned long long)lf->inode);
-			term();
-			lc++;
-		}
-		if (sel('k') && lf->nlink_def) {
-			printf("k%ld", lf->nlink);
-			term();
-			lc++;
-		}
-		if (sel('P') && lf->inp_ty == 2 && *trimmed(lf->iproto)) {
-			printf("P%s", trimmed(lf->iproto));
-			term();
-			lc++;
-		}
-		if (sel('n')) {
-			putchar('n');
-			safestrprt(name_string(lf, true), stdout, 0);
-			term();
-			lc++;
-		}
-		if (lf->lts.type >= 0 && sel('T')) {
-			const char *t[4];
-			size_t n = tcptpi_fields(lf, t, 4);
-
-			for (size_t k = 0; k < n; k++) {
-				printf("T%s", t[k]);
-				term();
-			}
-			lc++;
-		}
-		if (!opt.terminator && lc)
+		if (is_file_sel(lp, lf) && field_file(lf) && !opt.terminator)
 			putchar('\n');
 	}
 	return true;

@@ -42,7 +42,6 @@ int stat_path(const char *path, struct finfo *fi, bool follow)
 		v[i].name = names[i];
 	v[0].name = follow ? "stat:type" : "lstat:type";
 	v[0].value_in = (struct iovec){ buf, sizeof(buf) };
-	gv_calls++;
 	if (getvalues(AT_FDCWD, path, v, ARRAY_SIZE(v),
 		      follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
@@ -86,7 +85,6 @@ static int readlink_gv(const char *path, char *buf, size_t size)
 	char t[16];
 
 	v[0].value_in = (struct iovec){ t, sizeof(t) };
-	gv_calls++;
 	if (getvalues(AT_FDCWD, path, v, 1, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
 	if (v[0].error) {
@@ -99,7 +97,6 @@ static int readlink_gv(const char *path, char *buf, size_t size)
 	}
 	v[0] = (struct name_val){ .name = "data:",
 				  .value_in = { buf, size } };
-	gv_calls++;
 	if (getvalues(AT_FDCWD, path, v, 1, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
 	if (v[0].error) {
@@ -110,6 +107,61 @@ static int readlink_gv(const char *path, char *buf, size_t size)
 }
 
 /*
+ * One pass of lsof's Readlink() over @cur: each component that is a
+ * symbolic link replaced by its target, into @abuf. -1 when too long.
+ */
+static int resolve_once(const char *cur, char *abuf, size_t size)
+{
+	char lbuf[PATH_MAX + 1], tbuf[PATH_MAX + 1];
+	const char *a1, *a2;
+	size_t alen = 0;
+	char *ap = abuf;
+
+	abuf[0] = 0;
+	for (a1 = a2 = cur; *a2; a1 = a2) {
+		const char *s1;
+		int llen, slen, len;
+
+		for (a2 = a1 + 1; *a2 && *a2 != '/'; a2++)
+			;
+		if ((len = a2 - cur) >= (int)sizeof(tbuf))
+			return -1;
+		memcpy(tbuf, cur, len);
+		tbuf[len] = 0;
+		llen = readlink_gv(tbuf, lbuf, sizeof(lbuf) - 1);
+		if (llen >= 0) {
+			if (lbuf[0] == '/') {
+				memcpy(abuf, lbuf, llen);
+				ap = abuf + llen;
+				*ap = 0;
+				alen = llen;
+				continue;
+			}
+			lbuf[llen] = 0;
+			s1 = lbuf;
+		} else {
+			llen = a2 - a1;
+			s1 = a1;
+		}
+		if (*s1 == '/')
+			slen = 1;
+		else if (alen > 0)
+			slen = abuf[alen - 1] == '/' ? 1 : 2;
+		else
+			slen = (s1 == lbuf && tbuf[0] == '/') ? 2 : 1;
+		if (alen + llen + slen >= size)
+			return -1;
+		if (slen == 2)
+			*ap++ = '/';
+		memcpy(ap, s1, llen);
+		ap += llen;
+		*ap = 0;
+		alen += llen + slen - 1;
+	}
+	return 0;
+}
+
+/*
  * lsof's Readlink(): every component of @arg that is a symbolic link is
  * replaced by its target, without any other normalisation, until nothing
  * changes. Returns @arg itself when nothing did, a copy otherwise, NULL
@@ -117,7 +169,7 @@ static int readlink_gv(const char *path, char *buf, size_t size)
  */
 char *Readlink(const char *arg)
 {
-	char abuf[PATH_MAX + 1], lbuf[PATH_MAX + 1], tbuf[PATH_MAX + 1];
+	char abuf[PATH_MAX + 1];
 	const char *cur = arg;
 	char *out = NULL;
 	int depth = 0;
@@ -131,56 +183,16 @@ char *Readlink(const char *arg)
 		return (char *)arg;
 	}
 	for (;;) {
-		const char *a1, *a2;
-		size_t alen = 0;
-		char *ap = abuf;
-
-		abuf[0] = 0;
-		for (a1 = a2 = cur; *a2; a1 = a2) {
-			const char *s1;
-			int llen, slen, len;
-
-			for (a2 = a1 + 1; *a2 && *a2 != '/'; a2++)
-				;
-			if ((len = a2 - cur) >= (int)sizeof(tbuf))
-				goto too_long;
-			memcpy(tbuf, cur, len);
-			tbuf[len] = 0;
-			llen = readlink_gv(tbuf, lbuf, sizeof(lbuf) - 1);
-			if (llen >= 0) {
-				if (lbuf[0] == '/') {
-					memcpy(abuf, lbuf, llen);
-					ap = abuf + llen;
-					*ap = 0;
-					alen = llen;
-					continue;
-				}
-				lbuf[llen] = 0;
-				s1 = lbuf;
-			} else {
-				llen = a2 - a1;
-				s1 = a1;
+		if (resolve_once(cur, abuf, sizeof(abuf))) {
+			if (!opt.fwarn) {
+				fprintf(stderr, "%s: readlink() path too long: ",
+					opt.pn);
+				safestrprt(arg, stderr, 1);
 			}
-			if (*s1 == '/')
-				slen = 1;
-			else if (alen > 0)
-				slen = abuf[alen - 1] == '/' ? 1 : 2;
-			else
-				slen = (s1 == lbuf && tbuf[0] == '/') ? 2 : 1;
-			if (alen + llen + slen >= sizeof(abuf))
-				goto too_long;
-			if (slen == 2)
-				*ap++ = '/';
-			memcpy(ap, s1, llen);
-			ap += llen;
-			*ap = 0;
-			alen += llen + slen - 1;
+			return NULL;
 		}
-		if (!strcmp(cur, abuf)) {
-			if (cur == arg)
-				return (char *)arg;
-			return out;
-		}
+		if (!strcmp(cur, abuf))
+			return cur == arg ? (char *)arg : out;
 		if (++depth > LINK_LIMIT) {
 			if (!opt.fwarn) {
 				fprintf(stderr, "%s: too many (> %d) symbolic "
@@ -193,12 +205,6 @@ char *Readlink(const char *arg)
 		out = sdup(abuf);
 		cur = out;
 	}
-too_long:
-	if (!opt.fwarn) {
-		fprintf(stderr, "%s: readlink() path too long: ", opt.pn);
-		safestrprt(arg, stderr, 1);
-	}
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -217,6 +223,120 @@ static struct sfile *sfile_new(void)
 }
 
 /*
+ * The mounts @path names (as a mount point, or as the device of a block
+ * device's file system), each once; *@nm of them.
+ */
+static const struct mounts **mounts_named(const char *path, int fv,
+					  size_t *nm)
+{
+	const struct mounts **mmp = NULL;
+
+	*nm = 0;
+	for (struct mounts *mp = fv != 1 ? readmnt() : NULL; mp;
+	     mp = mp->next) {
+		bool fsm = !strcmp(mp->dir, path);
+		size_t mx;
+
+		if (!fsm && (fv == 2 || (mp->fs_mode & S_IFMT) == S_IFBLK))
+			fsm = mp->fsnmres && !strcmp(mp->fsnmres, path);
+		if (!fsm)
+			continue;
+		for (mx = 0; mx < *nm; mx++)
+			if (!strcmp(mp->dir, mmp[mx]->dir) &&
+			    mp->dev == mmp[mx]->dev &&
+			    mp->rdev == mmp[mx]->rdev &&
+			    mp->inode == mmp[mx]->inode)
+				break;
+		if (mx < *nm)
+			continue;
+		mmp = xrealloc(mmp, (*nm + 1) * sizeof(*mmp));
+		mmp[(*nm)++] = mp;
+	}
+	return mmp;
+}
+
+/* @path as a file, by its stat (or *@sbp's); false when it has none. */
+static bool enter_file(const char *path, const struct finfo *sbp,
+		       bool accept_deleted, const char *aname)
+{
+	struct finfo sb;
+	struct sfile *sfp;
+
+	if (sbp) {
+		sb = *sbp;
+	} else if (stat_path(path, &sb, true)) {
+		int en = errno;
+
+		if (!accept_deleted) {
+			fprintf(stderr, "%s: status error on ", opt.pn);
+			safestrprt(path, stderr, 0);
+			fprintf(stderr, ": %s\n", strerror(en));
+		}
+		opt.err_stat = true;
+		return false;
+	}
+	sfp = sfile_new();
+	sfp->type = true;
+	sfp->name = xstrdup(path);
+	sfp->ino = sb.ino;
+	sfp->mode = sb.mode;
+	sfp->dev = sb.dev;
+	sfp->rdev = sb.rdev;
+	sfp->aname = xstrdup(aname);
+	return true;
+}
+
+/* The file system mounted at @mp. */
+static void enter_fs(const struct mounts *mp, const char *aname)
+{
+	struct sfile *sfp = sfile_new();
+
+	sfp->mp = mp;
+	sfp->name = xstrdup(mp->dir);
+	sfp->devnm = xstrdup(mp->fsname);
+	sfp->dev = mp->dev;
+	sfp->rdev = mp->rdev;
+	sfp->ino = mp->inode;
+	sfp->mode = mp->mode & S_IFMT;
+	sfp->aname = xstrdup(aname);
+}
+
+/*
+ * One argument @arg: a file, or the file systems it names; false when
+ * it could not be used.
+ */
+static bool enter_file_arg(char *arg, char *path, int fv, bool one,
+			   const struct finfo *sbp, bool accept_deleted)
+{
+	const struct mounts **mmp;
+	size_t nm, j, k;
+	bool ss = false;
+
+	j = k = strlen(path);
+	while (k > 1 && path[k - 1] == '/')
+		k--;
+	if (k < j)
+		path = sdup_n(path, k);
+	mmp = mounts_named(path, fv, &nm);
+	if (fv == 2 && nm == 0) {
+		if (!accept_deleted) {
+			fprintf(stderr, "%s: not a file system: ", opt.pn);
+			safestrprt(arg, stderr, 1);
+		}
+		opt.err_stat = true;
+	} else if (nm == 0) {
+		ss = enter_file(path, sbp && one ? sbp : NULL, accept_deleted,
+				arg);
+	} else {
+		for (size_t mx = 0; mx < nm; mx++)
+			enter_fs(mmp[mx], arg);
+		ss = true;
+	}
+	free(mmp);
+	return ss;
+}
+
+/*
  * lsof's ck_file_arg(): each argument names a file (matched by device and
  * inode) or, when it is a mount point or a mounted device, a file system
  * (matched by device). @fv: -f (1: never a file system) or +f (2: always).
@@ -229,10 +349,7 @@ int ck_file_arg(int i, int ac, char **av, int fv, bool rs,
 	int err = 0;
 
 	for (; i < ac; i++) {
-		const struct mounts **mmp = NULL;
-		char *path, *ap;
-		size_t nm = 0, j, k;
-		bool ftype = true;
+		char *path;
 
 		if (rs && ac == 1 && i == 0) {
 			path = av[i];
@@ -240,89 +357,8 @@ int ck_file_arg(int i, int ac, char **av, int fv, bool rs,
 			opt.err_stat = true;
 			continue;
 		}
-		j = k = strlen(path);
-		while (k > 1 && path[k - 1] == '/')
-			k--;
-		if (k < j) {
-			ap = sdup_n(path, k);
-			path = ap;
-		}
-		for (struct mounts *mp = fv != 1 ? readmnt() : NULL; mp;
-		     mp = mp->next) {
-			bool fsm = !strcmp(mp->dir, path);
-			size_t mx;
-
-			if (!fsm && (fv == 2 || (mp->fs_mode & S_IFMT) ==
-						S_IFBLK))
-				fsm = mp->fsnmres && !strcmp(mp->fsnmres, path);
-			if (!fsm)
-				continue;
-			ftype = false;
-			for (mx = 0; mx < nm; mx++)
-				if (!strcmp(mp->dir, mmp[mx]->dir) &&
-				    mp->dev == mmp[mx]->dev &&
-				    mp->rdev == mmp[mx]->rdev &&
-				    mp->inode == mmp[mx]->inode)
-					break;
-			if (mx < nm)
-				continue;
-			mmp = xrealloc(mmp, (nm + 1) * sizeof(*mmp));
-			mmp[nm++] = mp;
-		}
-		if (fv == 2 && nm == 0) {
-			if (!accept_deleted) {
-				fprintf(stderr, "%s: not a file system: ",
-					opt.pn);
-				safestrprt(av[i], stderr, 1);
-			}
-			opt.err_stat = true;
-			free(mmp);
-			continue;
-		}
-		for (size_t mx = 0; ftype ? mx == 0 : mx < nm; mx++) {
-			struct sfile *sfp;
-
-			if (ftype) {
-				struct finfo sb;
-
-				if (sbp && ac == 1) {
-					sb = *sbp;
-				} else if (stat_path(path, &sb, true)) {
-					int en = errno;
-
-					if (!accept_deleted) {
-						fprintf(stderr, "%s: status "
-							"error on ", opt.pn);
-						safestrprt(path, stderr, 0);
-						fprintf(stderr, ": %s\n",
-							strerror(en));
-					}
-					opt.err_stat = true;
-					continue;
-				}
-				sfp = sfile_new();
-				sfp->type = true;
-				sfp->name = xstrdup(path);
-				sfp->ino = sb.ino;
-				sfp->mode = sb.mode;
-				sfp->dev = sb.dev;
-				sfp->rdev = sb.rdev;
-			} else {
-				const struct mounts *mp = mmp[mx];
-
-				sfp = sfile_new();
-				sfp->mp = mp;
-				sfp->name = xstrdup(mp->dir);
-				sfp->devnm = xstrdup(mp->fsname);
-				sfp->dev = mp->dev;
-				sfp->rdev = mp->rdev;
-				sfp->ino = mp->inode;
-				sfp->mode = mp->mode & S_IFMT;
-			}
-			sfp->aname = xstrdup(av[i]);
-			ss = true;
-		}
-		free(mmp);
+		ss |= enter_file_arg(av[i], path, fv, ac == 1, sbp,
+				     accept_deleted);
 	}
 	if (accept_deleted) {
 		if (!ss && !opt.err_stat)
@@ -389,24 +425,20 @@ static int list_dir(const char *dir, struct dirent_gv **out, size_t *n)
 	return 0;
 }
 
-/* lsof's enter_dir(): +d (the directory's files) and +D (its tree). */
-int enter_dir(char *d, bool descend)
+/* The directory of +d or +D, through Readlink(); NULL with a warning. */
+static char *dir_arg(char *d, struct finfo *sb)
 {
-	char **stk = NULL, *dn;
-	size_t nstk = 0, cap = 0;
-	struct finfo sb;
-	dev_t ddev;
-	int fct = 0;
+	char *dn;
 
 	if (!d || !*d || *d == '+' || *d == '-') {
 		if (!opt.fwarn)
 			fprintf(stderr, "%s: +d not followed by a directory "
 				"path\n", opt.pn);
-		return 1;
+		return NULL;
 	}
 	if (!(dn = Readlink(d)))
-		return 1;
-	if (stat_path(dn, &sb, true)) {
+		return NULL;
+	if (stat_path(dn, sb, true)) {
 		if (!opt.fwarn) {
 			int en = errno;
 
@@ -414,86 +446,117 @@ int enter_dir(char *d, bool descend)
 			safestrprt(dn, stderr, 0);
 			fprintf(stderr, "): %s\n", strerror(en));
 		}
-		return 1;
+		return NULL;
 	}
-	if (sb.mode != S_IFDIR) {
+	if (sb->mode != S_IFDIR) {
 		if (!opt.fwarn) {
 			fprintf(stderr, "%s: WARNING: not a directory: ", opt.pn);
 			safestrprt(dn, stderr, 1);
 		}
-		return 1;
+		return NULL;
 	}
-	ddev = sb.dev;
-	GROW(stk, nstk, cap);
-	stk[nstk++] = xstrdup(dn);
-	{
-		char *av[1] = { dn };
+	return dn;
+}
 
-		if (!ck_file_arg(0, 1, av, 1, true, &sb, false))
-			fct++;
+/* The directories +D has still to read. */
+struct dirstack {
+	char **d;
+	size_t n, cap;
+};
+
+static void dir_push(struct dirstack *st, const char *dir)
+{
+	GROW(st->d, st->n, st->cap);
+	st->d[st->n++] = xstrdup(dir);
+}
+
+/*
+ * Entry @e of a directory, at @fp: a file to search for, unless it is on
+ * another file system or a symbolic link (without -x); a directory to
+ * read next with +D. Returns whether it was entered.
+ */
+static bool dir_entry(char *fp, struct dirent_gv *e, dev_t ddev,
+		      bool descend, struct dirstack *st)
+{
+	char *av[1] = { fp };
+
+	if (e->err) {
+		if (e->err != ENOENT && !opt.fwarn) {
+			fprintf(stderr, "%s: WARNING: can't lstat(", opt.pn);
+			safestrprt(fp, stderr, 0);
+			fprintf(stderr, "): %s\n", strerror(e->err));
+		}
+		return false;
 	}
-	while (nstk) {
-		char *dir = stk[--nstk];
-		struct dirent_gv *ents;
-		size_t nents;
-		int en = list_dir(dir, &ents, &nents);
-		bool sl = !(*dir && dir[strlen(dir) - 1] == '/');
+	if (!(opt.fxover & XO_FILESYS) && e->st.dev != ddev)
+		return false;
+	if (e->st.mode == S_IFLNK) {
+		if (!(opt.fxover & XO_SYMLINK))
+			return false;
+		if (stat_path(fp, &e->st, true)) {
+			int se = errno;
 
-		if (en) {
-			if (!opt.fwarn && en != ENOENT) {
-				fprintf(stderr, "%s: WARNING: can't opendir(",
+			if (se != ENOENT && !opt.fwarn) {
+				fprintf(stderr, "%s: WARNING: can't stat(",
 					opt.pn);
-				safestrprt(dir, stderr, 0);
-				fprintf(stderr, "): %s\n", strerror(en));
+				safestrprt(fp, stderr, 0);
+				fprintf(stderr, ") symbolc link: %s\n",
+					strerror(se));
 			}
-			free(dir);
-			continue;
+			return false;
 		}
-		for (size_t k = 0; k < nents; k++) {
-			struct dirent_gv *e = &ents[k];
-			char *fp = sfmt("%s%s%s", dir, sl ? "/" : "", e->name);
-			char *av[1] = { fp };
+	}
+	if (e->st.mode == S_IFDIR && descend)
+		dir_push(st, fp);
+	return !ck_file_arg(0, 1, av, 1, true, &e->st, false);
+}
 
-			if (e->err) {
-				if (e->err != ENOENT && !opt.fwarn) {
-					fprintf(stderr, "%s: WARNING: can't "
-						"lstat(", opt.pn);
-					safestrprt(fp, stderr, 0);
-					fprintf(stderr, "): %s\n",
-						strerror(e->err));
-				}
-				continue;
-			}
-			if (!(opt.fxover & XO_FILESYS) && e->st.dev != ddev)
-				continue;
-			if (e->st.mode == S_IFLNK) {
-				if (!(opt.fxover & XO_SYMLINK))
-					continue;
-				if (stat_path(fp, &e->st, true)) {
-					int se = errno;
+/* The entries of @dir; how many were entered. */
+static int dir_read(const char *dir, dev_t ddev, bool descend,
+		    struct dirstack *st)
+{
+	struct dirent_gv *ents;
+	size_t nents;
+	int en = list_dir(dir, &ents, &nents), fct = 0;
+	bool sl = !(*dir && dir[strlen(dir) - 1] == '/');
 
-					if (se != ENOENT && !opt.fwarn) {
-						fprintf(stderr, "%s: WARNING: "
-							"can't stat(", opt.pn);
-						safestrprt(fp, stderr, 0);
-						fprintf(stderr, ") symbolc "
-							"link: %s\n",
-							strerror(se));
-					}
-					continue;
-				}
-			}
-			if (e->st.mode == S_IFDIR && descend) {
-				GROW(stk, nstk, cap);
-				stk[nstk++] = xstrdup(fp);
-			}
-			if (!ck_file_arg(0, 1, av, 1, true, &e->st, false))
-				fct++;
+	if (en) {
+		if (!opt.fwarn && en != ENOENT) {
+			fprintf(stderr, "%s: WARNING: can't opendir(", opt.pn);
+			safestrprt(dir, stderr, 0);
+			fprintf(stderr, "): %s\n", strerror(en));
 		}
-		free(ents);
+		return 0;
+	}
+	for (size_t k = 0; k < nents; k++)
+		fct += dir_entry(sfmt("%s%s%s", dir, sl ? "/" : "",
+				      ents[k].name), &ents[k], ddev, descend,
+				 st);
+	free(ents);
+	return fct;
+}
+
+/* lsof's enter_dir(): +d (the directory's files) and +D (its tree). */
+int enter_dir(char *d, bool descend)
+{
+	struct dirstack st = { 0 };
+	struct finfo sb;
+	char *dn = dir_arg(d, &sb);
+	char *av[1] = { dn };
+	int fct = 0;
+
+	if (!dn)
+		return 1;
+	dir_push(&st, dn);
+	if (!ck_file_arg(0, 1, av, 1, true, &sb, false))
+		fct++;
+	while (st.n) {
+		char *dir = st.d[--st.n];
+
+		fct += dir_read(dir, sb.dev, descend, &st);
 		free(dir);
 	}
-	free(stk);
+	free(st.d);
 	if (!fct) {
 		if (!opt.fwarn) {
 			fprintf(stderr, "%s: WARNING: no files found in "

@@ -277,6 +277,8 @@ static void list_fds(struct gid *g, const struct batch *b)
 			continue;
 		g->fds[g->nfds++] = (struct gfd){
 			.fd = (int)fd, .skip = !fd_may_select(lp, NULL, fd),
+			/* -d ORed lists it, whatever the other criteria */
+			.mode = fd_lists(NULL, fd) ? FD_FULL : g->mode,
 			.lst_err = -1, .st_err = -1, .link_err = -1,
 			.info_err = -1,
 		};
@@ -309,7 +311,9 @@ static void gather_files(struct gid *gs, size_t n)
 		if (g->i_maps != SIZE_MAX &&
 		    (v = val(&b, g->i_maps, &len, &err)))
 			process_proc_map(&procs[g->proc], v, len, &txt, txt_ok,
-					 g->mode == FD_NAME);
+					 g->mode == FD_NAME &&
+					 !fd_lists("mem", -1) &&
+					 !fd_lists("DEL", -1));
 		list_fds(g, &b);
 	}
 	batch_reset(&b);
@@ -327,7 +331,7 @@ static void gather_files(struct gid *gs, size_t n)
 			 * refuses every descriptor's link and fdinfo alike:
 			 * lsof's rows of errors, without asking again.
 			 */
-			if (g->denied && !d->skip && g->mode == FD_FULL) {
+			if (g->denied && !d->skip && d->mode == FD_FULL) {
 				d->link_err = g->denied;
 				d->link_done = true;
 				d->wanted = true;
@@ -339,151 +343,259 @@ static void gather_files(struct gid *gs, size_t n)
 	}
 }
 
-/*
- * Round 1 for the PIDs @pids: identities, tasks, and the admission of
- * each id in lsof's order (a process's tasks before the process).
- */
-static void gather_group(const int *pids, size_t n)
+/* Round 1 of a group of processes: what it learns, and the ids admitted. */
+struct group {
+	const int *pids;
+	size_t n;
+	struct gid *mains;	/* per PID: the process */
+	size_t *i_task;		/* per PID: its dir:PID/task in @t */
+	size_t *first;		/* per PID: its first task's stat in @ts */
+	struct batch t, ts;
+	bool tasks;		/* -K: tasks are listed */
+	struct gid *gs;		/* the admitted ids, in lsof's order */
+	size_t ngs, gcap;
+};
+
+/* The identity of one process, from round 1's batch @b. */
+static void take_identity(struct group *gr, size_t i, const struct batch *b,
+			  size_t i_uid, size_t i_stat, size_t i_cntx)
 {
-	struct batch b = { 0 }, t = { 0 }, ts = { 0 };
-	size_t *i_stat = xrealloc(NULL, n * sizeof(size_t) * 5);
-	size_t *i_uid = i_stat + n, *i_task = i_stat + 2 * n,
-	       *i_cntx = i_stat + 3 * n, *first = i_stat + 4 * n;
-	struct gid *mains = xcalloc(n, sizeof(*mains));
-	struct gid *gs = NULL;
-	size_t ngs = 0, gcap = 0;
-	bool tasks = want_tasks();
+	struct gid *m = &gr->mains[i];
+	int pid = gr->pids[i], err = 0, nthreads = 1;
+	size_t len;
+	uint64_t uid;
+	const char *v;
+
+	m->pid = pid;
+	m->rv = -1;
+	gr->i_task[i] = SIZE_MAX;
+	if (!val_u64(b, i_uid, &uid))
+		return;
+	m->uid = (uid_t)uid;
+	v = val(b, i_stat, &len, &err);
+	m->rv = read_id_stat(v, len, pid, &m->cmd, &m->ppid, &m->pgid,
+			     &nthreads);
+	if (m->rv < 0)
+		return;
+	if (i_cntx != SIZE_MAX && (v = val(b, i_cntx, &len, &err)))
+		m->cntx = sdup_n(v, strnlen(v, len));
+	else if (opt.fcntx && !opt.fwarn)
+		m->cntx = sfmt("(getpidcon: %s)", strerror(err));
+	/* the tasks are listed only where there are some */
+	if (gr->tasks && nthreads != 1)
+		gr->i_task[i] = batch_add(&gr->t, "dir:%d/task", pid);
+}
+
+/* Identities: uid, stat (and context) of every PID; the task lists. */
+static void round_identity(struct group *gr)
+{
+	struct batch b = { 0 };
+	size_t n = gr->n, *i_stat = xrealloc(NULL, n * sizeof(size_t) * 3);
+	size_t *i_uid = i_stat + n, *i_cntx = i_stat + 2 * n;
 
 	for (size_t i = 0; i < n; i++) {
-		i_uid[i] = batch_add(&b, "stat:uid:%d", pids[i]);
-		i_stat[i] = batch_add(&b, "data:%d/stat", pids[i]);
+		i_uid[i] = batch_add(&b, "stat:uid:%d", gr->pids[i]);
+		i_stat[i] = batch_add(&b, "data:%d/stat", gr->pids[i]);
 		i_cntx[i] = opt.fcntx ? batch_add(&b, "data:%d/attr/current",
-						  pids[i]) : SIZE_MAX;
+						  gr->pids[i]) : SIZE_MAX;
 	}
 	batch_run_proc(&b);
-	for (size_t i = 0; i < n; i++) {
-		struct gid *m = &mains[i];
-		size_t len;
-		uint64_t uid;
-		int err, nthreads = 1;
-		const char *v;
+	for (size_t i = 0; i < n; i++)
+		take_identity(gr, i, &b, i_uid[i], i_stat[i], i_cntx[i]);
+	batch_free(&b);
+	free(i_stat);
+	batch_run_proc(&gr->t);
+}
 
-		m->pid = pids[i];
-		m->rv = -1;
-		i_task[i] = SIZE_MAX;
-		if (!val_u64(&b, i_uid[i], &uid))
-			continue;
-		m->uid = (uid_t)uid;
-		v = val(&b, i_stat[i], &len, &err);
-		m->rv = read_id_stat(v, len, pids[i], &m->cmd, &m->ppid,
-				     &m->pgid, &nthreads);
-		if (m->rv < 0)
-			continue;
-		if (i_cntx[i] != SIZE_MAX &&
-		    (v = val(&b, i_cntx[i], &len, &err)))
-			m->cntx = sdup_n(v, strnlen(v, len));
-		else if (opt.fcntx && !opt.fwarn)
-			m->cntx = sfmt("(getpidcon: %s)", strerror(err));
-		/* the tasks are listed only where there are some */
-		if (tasks && nthreads != 1)
-			i_task[i] = batch_add(&t, "dir:%d/task", pids[i]);
-	}
-	batch_run_proc(&t);
-	for (size_t i = 0; i < n; i++) {
-		size_t len;
-		int err;
-		const char *v;
+/* The next TID of a dir:PID/task list, false at its end. */
+static bool next_tid(const char **s, const char *end, int *tid)
+{
+	while (*s < end) {
+		uint64_t t;
+		bool ok = parse_u64(*s, 10, &t) && t <= INT_MAX;
 
-		first[i] = ts.n;
-		if (i_task[i] == SIZE_MAX ||
-		    !(v = val(&t, i_task[i], &len, &err)))
-			continue;
-		for (const char *s = v; s < v + len; s += strlen(s) + 1) {
-			uint64_t tid;
-
-			if (!parse_u64(s, 10, &tid) || tid > INT_MAX)
-				continue;
-			batch_add(&ts, "data:%d/task/%d/stat", pids[i],
-				  (int)tid);
+		*s += strlen(*s) + 1;
+		if (ok) {
+			*tid = (int)t;
+			return true;
 		}
 	}
-	batch_run_proc(&ts);
-	for (size_t i = 0; i < n; i++) {
-		struct gid main = mains[i];
-		size_t len, k = first[i];
-		int err, nt;
-		const char *v;
-		bool ht = false, pidts = false;
+	return false;
+}
+
+/* The tasks' stat of every process that has tasks. */
+static void round_tasks(struct group *gr)
+{
+	for (size_t i = 0; i < gr->n; i++) {
+		size_t len;
+		int err, tid;
+		const char *v, *s;
+
+		gr->first[i] = gr->ts.n;
+		if (gr->i_task[i] == SIZE_MAX ||
+		    !(v = val(&gr->t, gr->i_task[i], &len, &err)))
+			continue;
+		for (s = v; next_tid(&s, v + len, &tid);)
+			batch_add(&gr->ts, "data:%d/task/%d/stat", gr->pids[i],
+				  tid);
+	}
+	batch_run_proc(&gr->ts);
+}
+
+static void group_keep(struct group *gr, const struct gid *g)
+{
+	GROW(gr->gs, gr->ngs, gr->gcap);
+	gr->gs[gr->ngs++] = *g;
+}
+
+/*
+ * The tasks of process @i, each admitted as lsof admits it. Returns
+ * whether one was; *@pidts whether the process is one of its own tasks.
+ */
+static bool admit_tasks(struct group *gr, size_t i, bool *pidts)
+{
+	const struct gid *main = &gr->mains[i];
+	size_t len, k = gr->first[i];
+	const char *v, *s;
+	int err, tid;
+	bool ht = false;
+
+	*pidts = false;
+	if (gr->i_task[i] == SIZE_MAX ||
+	    !(v = val(&gr->t, gr->i_task[i], &len, &err)))
+		return false;
+	for (s = v; next_tid(&s, v + len, &tid);) {
+		struct gid g = *main;
+		size_t tl;
+		const char *tv = val(&gr->ts, k++, &tl, &err);
+		int nt;
+
+		if (tid == main->pid) {
+			*pidts = true;
+			continue;
+		}
+		g.tid = tid;
+		g.rv = read_id_stat(tv, tl, g.tid, &g.tcmd, &g.ppid, &g.pgid,
+				    &nt);
+		if (g.rv < 0 || g.rv == 1)
+			continue;
+		snprintf(g.dir, sizeof(g.dir), "%d/task/%d", main->pid, g.tid);
+		g.proc = SIZE_MAX;
+		g.lfr = SIZE_MAX;
+		if (!admit(&g))
+			continue;
+		ht = true;
+		group_keep(gr, &g);
+	}
+	return ht;
+}
+
+/* Each process after its tasks, admitted as lsof admits it. */
+static void admit_group(struct group *gr)
+{
+	for (size_t i = 0; i < gr->n; i++) {
+		struct gid main = gr->mains[i];
+		bool ht, pidts;
 
 		if (main.rv < 0)
 			continue;
-		if (i_task[i] != SIZE_MAX &&
-		    (v = val(&t, i_task[i], &len, &err))) {
-			for (const char *s = v; s < v + len;
-			     s += strlen(s) + 1) {
-				uint64_t tid;
-				struct gid g = main;
-				size_t tl;
-				const char *tv;
-				int te;
-
-				if (!parse_u64(s, 10, &tid) || tid > INT_MAX)
-					continue;
-				tv = val(&ts, k++, &tl, &te);
-				if ((int)tid == pids[i]) {
-					pidts = true;
-					continue;
-				}
-				g.tid = (int)tid;
-				g.rv = read_id_stat(tv, tl, g.tid, &g.tcmd,
-						    &g.ppid, &g.pgid, &nt);
-				if (g.rv < 0 || g.rv == 1)
-					continue;
-				snprintf(g.dir, sizeof(g.dir), "%d/task/%d",
-					 pids[i], g.tid);
-				g.proc = SIZE_MAX;
-				g.lfr = SIZE_MAX;
-				if (!admit(&g))
-					continue;
-				ht = true;
-				GROW(gs, ngs, gcap);
-				gs[ngs++] = g;
-			}
-		}
+		ht = admit_tasks(gr, i, &pidts);
 		if (main.rv == 1)
 			continue;
-		snprintf(main.dir, sizeof(main.dir), "%d", pids[i]);
+		snprintf(main.dir, sizeof(main.dir), "%d", main.pid);
 		main.proc = SIZE_MAX;
 		main.lfr = SIZE_MAX;
 		/* with -a, -K lists the process as one of its tasks */
-		main.tid = (opt.fand && ht && pidts && tasks) ? pids[i] : 0;
+		main.tid = (opt.fand && ht && pidts && gr->tasks) ? main.pid :
+								    0;
 		if (admit(&main)) {
 			if (main.tid)
 				procs[main.proc].tid = 0;
-			GROW(gs, ngs, gcap);
-			gs[ngs++] = main;
+			group_keep(gr, &main);
 		}
 	}
-	batch_free(&ts);
-	batch_free(&t);
-	batch_free(&b);
-	free(i_stat);
-	free(mains);
-	gather_files(gs, ngs);
-	free(gs);
 }
 
-/* Round 0 and every group. */
-void gather_proc_info(void)
+/*
+ * Round 1 for the PIDs @pids: identities, tasks, and the admission of
+ * each id in lsof's order (a process's tasks before the process); then
+ * rounds 2 to 5 for those admitted.
+ */
+static void gather_group(const int *pids, size_t n)
+{
+	struct group gr = {
+		.pids = pids, .n = n, .tasks = want_tasks(),
+		.mains = xcalloc(n, sizeof(*gr.mains)),
+		.i_task = xrealloc(NULL, 2 * n * sizeof(size_t)),
+	};
+
+	gr.first = gr.i_task + n;
+	round_identity(&gr);
+	round_tasks(&gr);
+	admit_group(&gr);
+	batch_free(&gr.ts);
+	batch_free(&gr.t);
+	free(gr.i_task);
+	free(gr.mains);
+	gather_files(gr.gs, gr.ngs);
+	free(gr.gs);
+}
+
+/* The PIDs of /proc's listing @v (@len bytes), in order. */
+static int *pids_listed(const char *v, size_t len, size_t *npids)
+{
+	size_t cap = 0;
+	int *pids = NULL;
+
+	*npids = 0;
+	for (const char *s = v; s < v + len; s += strlen(s) + 1) {
+		uint64_t pid;
+
+		if (parse_u64(s, 10, &pid) && pid <= INT_MAX &&
+		    *s >= '0' && *s <= '9') {
+			GROW(pids, *npids, cap);
+			pids[(*npids)++] = (int)pid;
+		}
+	}
+	if (*npids > 1)
+		qsort(pids, *npids, sizeof(*pids), cmp_int);
+	return pids;
+}
+
+/* The PIDs of -p, each once, in order: no listing of /proc needed. */
+static int *pids_given(size_t *npids)
+{
+	size_t cap = 0, m = 1;
+	int *pids = NULL;
+
+	*npids = 0;
+	for (size_t i = 0; i < opt.npid; i++)
+		if (!opt.spid[i].x) {
+			GROW(pids, *npids, cap);
+			pids[(*npids)++] = opt.spid[i].id;
+		}
+	if (*npids <= 1)
+		return pids;
+	qsort(pids, *npids, sizeof(*pids), cmp_int);
+	/* a PID given twice is one process */
+	for (size_t k = 1; k < *npids; k++)
+		if (pids[k] != pids[m - 1])
+			pids[m++] = pids[k];
+	*npids = m;
+	return pids;
+}
+
+/*
+ * Round 0: the locks, our mount table, and the PIDs (NULL: /proc cannot
+ * be listed).
+ */
+static int *round_zero(size_t *npids)
 {
 	struct batch b = { 0 };
 	size_t i_dir = SIZE_MAX, i_locks, i_mnt = SIZE_MAX, len;
 	int *pids = NULL, err;
-	size_t npids = 0, cap = 0;
 	const char *v;
 
-	stat_nlink = opt.fnlink;
-	gather_seq = 0;
 	/* -p alone (or ANDed) needs no listing of /proc */
 	if (!(opt.sel_flags & SEL_PID) || opt.feptE ||
 	    (!opt.fand && opt.sel_flags != SEL_PID))
@@ -498,53 +610,43 @@ void gather_proc_info(void)
 		mounts_parse(v, len);
 	if (!opt.sel_inet && (opt.fblock || opt.mnt_sup))
 		readmnt();
-	if (i_dir != SIZE_MAX) {
-		v = val(&b, i_dir, &len, &err);
-		if (!v)
-			die("can't open %s", PROC);
-		for (const char *s = v; s < v + len; s += strlen(s) + 1) {
-			uint64_t pid;
-
-			if (parse_u64(s, 10, &pid) && pid <= INT_MAX &&
-			    *s >= '0' && *s <= '9') {
-				GROW(pids, npids, cap);
-				pids[npids++] = (int)pid;
-			}
-		}
-	} else {
-		for (size_t i = 0; i < opt.npid; i++)
-			if (!opt.spid[i].x) {
-				GROW(pids, npids, cap);
-				pids[npids++] = opt.spid[i].id;
-			}
-	}
+	if (i_dir == SIZE_MAX)
+		pids = pids_given(npids);
+	else if ((v = val(&b, i_dir, &len, &err)))
+		pids = pids_listed(v, len, npids);
+	else
+		die("can't open %s", PROC);
 	batch_free(&b);
-	if (npids > 1)
-		qsort(pids, npids, sizeof(*pids), cmp_int);
-	/* a PID given twice is one process */
-	if (i_dir == SIZE_MAX && npids > 1) {
-		size_t m = 1;
+	return pids;
+}
 
-		for (size_t k = 1; k < npids; k++)
-			if (pids[k] != pids[m - 1])
-				pids[m++] = pids[k];
-		npids = m;
-	}
+/* lsof's choice of checking only sockets (Cckreg, Ckscko) */
+static void socket_checking(void)
+{
+	unsigned f = opt.sel_flags;
 
-	/* lsof's choice of checking only sockets */
-	if (opt.sel_flags & SEL_NW) {
-		if (opt.fand || !(opt.sel_flags & ~SEL_NW)) {
-			cckreg = false;
-			ckscko = true;
-		} else if ((opt.sel_flags & SEL_FILE) ||
-			   !(opt.sel_flags & opt.sel_proc)) {
-			cckreg = ckscko = false;
-		} else {
-			cckreg = ckscko = true;
-		}
-	} else {
+	if (!(f & SEL_NW)) {
 		cckreg = ckscko = false;
+	} else if (opt.fand || !(f & ~SEL_NW)) {
+		cckreg = false;
+		ckscko = true;
+	} else if ((f & SEL_FILE) || !(f & opt.sel_proc)) {
+		cckreg = ckscko = false;
+	} else {
+		cckreg = ckscko = true;
 	}
+}
+
+/* Round 0 and every group. */
+void gather_proc_info(void)
+{
+	size_t npids;
+	int *pids;
+
+	stat_nlink = opt.fnlink;
+	gather_seq = 0;
+	pids = round_zero(&npids);
+	socket_checking();
 	for (size_t i = 0; i < npids; i += GROUP_PROCS)
 		gather_group(pids + i, npids - i < GROUP_PROCS ? npids - i :
 							 GROUP_PROCS);

@@ -228,8 +228,8 @@ struct int_lst {		/* -p, -g */
 
 struct seluid {			/* -u */
 	uid_t uid;
-	char *lnm;		/* the login name given, or NULL */
 	bool excl, found;
+	bool by_name;		/* given as a login name */
 };
 
 struct fd_lst {			/* -d */
@@ -357,7 +357,6 @@ void batch_free(struct batch *b);
 const char *val(const struct batch *b, size_t i, size_t *len, int *err);
 bool val_u64(const struct batch *b, size_t i, uint64_t *out);
 bool val_dev(const struct batch *b, size_t i, dev_t *dev);
-extern size_t gv_calls;		/* getvalues() calls made */
 extern bool stat_nlink;		/* stat_names() asks for nlink too */
 
 /* stat fields of one object: lstat/stat names from @first on */
@@ -482,6 +481,8 @@ bool is_cmd_excl(const char *cmd, unsigned *pss, unsigned *sf);
 bool is_cntx_sel(struct lproc *lp);
 bool is_file_sel(const struct lproc *lp, const struct lfile *lf);
 int ck_fd_status(const char *nm, int num);
+bool fd_selects(const char *nm, int num);
+bool fd_lists(const char *nm, int num);
 bool fd_may_select(const struct lproc *lp, const char *nm, int num);
 bool is_file_named(struct lfile *lf, int ty, const char *p,
 		   const struct mounts *mp, bool cd);

@@ -157,187 +157,241 @@ static int service_port(const char *sn, const char *proto, const char *na,
 	return 0;
 }
 
-/* lsof's enter_network_address(). */
-int enter_network_address(char *na)
+/* One -i argument as lsof's enter_network_address() reads it. */
+struct netspec {
+	const char *na;		/* as given, for messages */
+	char *wa;		/* where the reading is */
+	int ft;			/* 4, 6 or 0: the family asked for */
+	struct nwad n;
+	char *hn;		/* a host name, or NULL */
+	struct hostent *he;	/* its addresses */
+};
+
+/* -i 4, -i 6 alone: every file of the family (true: nothing else) */
+static bool net_family(struct netspec *s)
 {
-	struct hostent *he = NULL;
-	struct nwad n = { 0 };
-	char *hn = NULL, *wa = na;
-	int ft = 0, sp = -1, ep = -1;
+	int ft;
 
-	if ((*wa == '4') || (*wa == '6')) {
-		ft = *wa == '4' ? 4 : 6;
-		if (!*++wa) {
-			if (!opt.fnet) {
-				opt.fnet = 1;
-				opt.fnet_ty = ft;
-			} else if (opt.fnet_ty) {
-				if (opt.fnet_ty != ft)
-					opt.fnet_ty = 0;
-			} else {
-				opt.fnet_ty = ft;
-			}
-			return 0;
-		}
-	} else if (opt.fnet) {
-		ft = opt.fnet_ty;
+	if (*s->wa != '4' && *s->wa != '6') {
+		if (opt.fnet)
+			s->ft = opt.fnet_ty;
+		return false;
 	}
-	n.af = ft == 4 ? AF_INET : ft == 6 ? AF_INET6 : 0;
-	if (*wa && *wa != '@' && *wa != ':') {
-		char *p = wa;
+	ft = s->ft = *s->wa == '4' ? 4 : 6;
+	if (*++s->wa)
+		return false;
+	if (!opt.fnet) {
+		opt.fnet = 1;
+		opt.fnet_ty = ft;
+	} else if (opt.fnet_ty) {
+		if (opt.fnet_ty != ft)
+			opt.fnet_ty = 0;
+	} else {
+		opt.fnet_ty = ft;
+	}
+	return true;
+}
 
-		while (*wa && *wa != '@' && *wa != ':')
-			wa++;
-		n.proto = sdup_n(p, wa - p);
-		if (strcasecmp(n.proto, "tcp") && strcasecmp(n.proto, "udp") &&
-		    strcasecmp(n.proto, "udplite")) {
-			fprintf(stderr, "%s: unknown protocol name (%s) in: -i ",
-				opt.pn, n.proto);
-			safestrprt(na, stderr, 1);
+/* [proto]: TCP, UDP or UDPLITE, in lower case */
+static int net_proto(struct netspec *s)
+{
+	char *p = s->wa;
+
+	if (!*p || *p == '@' || *p == ':')
+		return 0;
+	while (*s->wa && *s->wa != '@' && *s->wa != ':')
+		s->wa++;
+	s->n.proto = sdup_n(p, s->wa - p);
+	if (strcasecmp(s->n.proto, "tcp") && strcasecmp(s->n.proto, "udp") &&
+	    strcasecmp(s->n.proto, "udplite")) {
+		fprintf(stderr, "%s: unknown protocol name (%s) in: -i ",
+			opt.pn, s->n.proto);
+		safestrprt(s->na, stderr, 1);
+		return 1;
+	}
+	for (char *c = s->n.proto; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return 0;
+}
+
+/* @[IPv6 address] (an IPv4-mapped one is its IPv4 address) */
+static int net_ipv6(struct netspec *s)
+{
+	char *cp, save;
+	int ok;
+
+	if (s->ft == 4)
+		return unacceptable("IPv6 addresses are prohibited", s->na);
+	if (!(cp = strrchr(++s->wa, ']')))
+		return unacceptable("unacceptable Internet address", s->na);
+	save = *cp;
+	*cp = 0;
+	ok = inet_pton(AF_INET6, s->wa, s->n.a);
+	*cp = save;
+	s->n.af = AF_INET6;
+	if (ok != 1 || addr_zero(&s->n))
+		return unacceptable("unacceptable Internet address", s->na);
+	if (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)s->n.a)) {
+		if (s->ft == 6)
+			return unacceptable("IPv4 addresses are prohibited",
+					    s->na);
+		memmove(s->n.a, s->n.a + 12, 4);
+		memset(s->n.a + 4, 0, 12);
+		s->n.af = AF_INET;
+	}
+	s->wa = cp + 1;
+	return 0;
+}
+
+/* @name: IPv6 first unless -i 4, then IPv4 */
+static int net_hostname(struct netspec *s)
+{
+	char *p2 = s->wa;
+
+	while (*p2 && *p2 != ':')
+		p2++;
+	if (p2 > s->wa) {
+		s->hn = sdup_n(s->wa, p2 - s->wa);
+		if (!s->ft)
+			s->n.af = AF_INET6;
+		if (!(s->he = lkup_hostnm(s->hn, &s->n)) && !s->ft) {
+			s->n.af = AF_INET;
+			s->he = lkup_hostnm(s->hn, &s->n);
+		}
+		if (!s->he) {
+			fprintf(stderr, "%s: unknown host name (%s) in: -i ",
+				opt.pn, s->hn);
+			safestrprt(s->na, stderr, 1);
 			return 1;
 		}
-		for (char *c = n.proto; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
 	}
-	if (*wa == '@') {
-		const char *p;
+	s->wa = p2;
+	return 0;
+}
 
-		wa++;
-		if (!*wa || *wa == ':')
-			return unacceptable("unacceptable Internet address",
-					    na);
-		if ((p = is_ipv4_addr(wa, n.a))) {
-			if (ft == 6)
-				return unacceptable("IPv4 addresses are "
-						    "prohibited", na);
-			wa = (char *)p;
-			n.af = AF_INET;
-		} else if (*wa == '[') {
-			char *cp, save;
-			int ok;
+/* [@host]: an IPv4 address, [an IPv6 address] or a name */
+static int net_host(struct netspec *s)
+{
+	const char *p;
 
-			if (ft == 4)
-				return unacceptable("IPv6 addresses are "
-						    "prohibited", na);
-			if (!(cp = strrchr(++wa, ']')))
-				return unacceptable("unacceptable Internet "
-						    "address", na);
-			save = *cp;
-			*cp = 0;
-			ok = inet_pton(AF_INET6, wa, n.a);
-			*cp = save;
-			n.af = AF_INET6;
-			if (ok != 1 || addr_zero(&n))
-				return unacceptable("unacceptable Internet "
-						    "address", na);
-			if (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)n.a)) {
-				if (ft == 6)
-					return unacceptable("IPv4 addresses "
-							    "are prohibited",
-							    na);
-				memmove(n.a, n.a + 12, 4);
-				memset(n.a + 4, 0, 12);
-				n.af = AF_INET;
-			}
-			wa = cp + 1;
-		} else {
-			char *p2 = wa;
-
-			while (*p2 && *p2 != ':')
-				p2++;
-			if (p2 > wa) {
-				hn = sdup_n(wa, p2 - wa);
-				if (!ft)
-					n.af = AF_INET6;
-				if (!(he = lkup_hostnm(hn, &n)) && !ft) {
-					n.af = AF_INET;
-					he = lkup_hostnm(hn, &n);
-				}
-				if (!he) {
-					fprintf(stderr, "%s: unknown host name "
-						"(%s) in: -i ", opt.pn, hn);
-					safestrprt(na, stderr, 1);
-					return 1;
-				}
-			}
-			wa = p2;
-		}
+	if (*s->wa != '@')
+		return 0;
+	s->wa++;
+	if (!*s->wa || *s->wa == ':')
+		return unacceptable("unacceptable Internet address", s->na);
+	if ((p = is_ipv4_addr(s->wa, s->n.a))) {
+		if (s->ft == 6)
+			return unacceptable("IPv4 addresses are prohibited",
+					    s->na);
+		s->wa = (char *)p;
+		s->n.af = AF_INET;
+		return 0;
 	}
-	if (!*wa)
-		goto enter;
-	if (*wa != ':' || !wa[1])
-		return unacceptable("unacceptable port specification", na);
-	for (++wa; wa && *wa; wa++) {
-		bool pr = false;
+	if (*s->wa == '[')
+		return net_ipv6(s);
+	return net_hostname(s);
+}
 
-		for (ep = sp = 0; *wa; wa++) {
-			if (*wa < '0' || *wa > '9') {
-				char *p = wa, *sn;
-				int pt;
+/*
+ * One item of the port list, up to the next ',' or the end: a port, a
+ * service name, or a range of them, into *@sp and *@ep.
+ */
+static int net_ports(struct netspec *s, int *sp, int *ep)
+{
+	bool pr = false;
+	char *wa = s->wa;
 
-				while (*wa && *wa != ',')
-					wa++;
-				if (wa == p) {
-					fprintf(stderr, "%s: invalid service "
-						"name: -i ", opt.pn);
-					safestrprt(na, stderr, 1);
-					return 1;
-				}
-				sn = sdup_n(p, wa - p);
-				if (service_port(sn, n.proto, na, &pt))
-					return 1;
-				if (pr) {
-					ep = pt;
-				} else {
-					sp = pt;
-					if (*wa == '-')
-						pr = true;
-				}
-			} else {
-				for (; *wa && *wa != ','; wa++) {
-					if (*wa == '-') {
-						if (pr)
-							return unacceptable(
-							    "unacceptable port "
-							    "specification",
-							    na);
-						pr = true;
-						break;
-					}
-					if (*wa < '0' || *wa > '9')
-						return unacceptable(
-						    "unacceptable port "
-						    "specification", na);
-					if (pr)
-						ep = ep * 10 + (*wa - '0');
-					else
-						sp = sp * 10 + (*wa - '0');
-				}
-			}
-			if (!*wa || *wa == ',')
-				break;
-			if (pr)
-				continue;
-			return unacceptable("unacceptable port specification",
-					    na);
-		}
-		if (!pr)
-			ep = sp;
-		if (ep < sp)
-			return unacceptable("unacceptable port specification",
-					    na);
-enter:
-		for (;;) {
-			if (enter_nwad(&n, sp, ep, na, he))
+	for (*ep = *sp = 0; *wa; wa++) {
+		if (*wa < '0' || *wa > '9') {
+			char *p = wa;
+			int pt;
+
+			while (*wa && *wa != ',')
+				wa++;
+			if (wa == p) {
+				fprintf(stderr, "%s: invalid service name: -i ",
+					opt.pn);
+				safestrprt(s->na, stderr, 1);
 				return 1;
-			if (hn && n.af == AF_INET6 && ft != 6) {
-				n.af = AF_INET;
-				if ((he = lkup_hostnm(hn, &n)))
-					continue;
 			}
-			break;
+			if (service_port(sdup_n(p, wa - p), s->n.proto, s->na,
+					 &pt))
+				return 1;
+			if (pr) {
+				*ep = pt;
+			} else {
+				*sp = pt;
+				if (*wa == '-')
+					pr = true;
+			}
+		} else {
+			for (; *wa && *wa != ','; wa++) {
+				if (*wa == '-') {
+					if (pr)
+						goto bad;
+					pr = true;
+					break;
+				}
+				if (*wa < '0' || *wa > '9')
+					goto bad;
+				if (pr)
+					*ep = *ep * 10 + (*wa - '0');
+				else
+					*sp = *sp * 10 + (*wa - '0');
+			}
 		}
-		if (!*wa)
+		if (!*wa || *wa == ',')
+			break;
+		if (!pr)
+			goto bad;
+	}
+	s->wa = wa;
+	if (!pr)
+		*ep = *sp;
+	if (*ep < *sp)
+		goto bad;
+	return 0;
+bad:
+	return unacceptable("unacceptable port specification", s->na);
+}
+
+/*
+ * The address with ports @sp to @ep, once per address of the host name;
+ * a name given without -i 6 that had IPv6 addresses then its IPv4 ones.
+ */
+static int net_enter(struct netspec *s, int sp, int ep)
+{
+	for (;;) {
+		if (enter_nwad(&s->n, sp, ep, s->na, s->he))
+			return 1;
+		if (s->hn && s->n.af == AF_INET6 && s->ft != 6) {
+			s->n.af = AF_INET;
+			if ((s->he = lkup_hostnm(s->hn, &s->n)))
+				continue;
+		}
+		return 0;
+	}
+}
+
+/* lsof's enter_network_address(): [46][proto][@host][:ports] */
+int enter_network_address(char *na)
+{
+	struct netspec s = { .na = na, .wa = na };
+	int sp, ep;
+
+	if (net_family(&s))
+		return 0;
+	s.n.af = s.ft == 4 ? AF_INET : s.ft == 6 ? AF_INET6 : 0;
+	if (net_proto(&s) || net_host(&s))
+		return 1;
+	if (!*s.wa)
+		return net_enter(&s, -1, -1);
+	if (*s.wa != ':' || !s.wa[1])
+		return unacceptable("unacceptable port specification", na);
+	for (++s.wa; *s.wa; s.wa++) {
+		if (net_ports(&s, &sp, &ep) || net_enter(&s, sp, ep))
+			return 1;
+		if (!*s.wa)
 			break;
 	}
 	return 0;

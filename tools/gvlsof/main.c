@@ -106,45 +106,52 @@ static void not_located(const char *what, const char *s)
 	}
 }
 
-/* lsof's verdict: was everything asked for found? */
-static int exit_status(bool rc_ok)
+/* -c names and regular expressions; as in lsof, an exclusion is never found */
+static bool missed_commands(void)
 {
-	int fail = opt.fsearch_err ? 1 : 0;
-	int rv = 0;
+	bool missed = false;
 
-	/* as in lsof, a -c exclusion is never "found" */
 	for (size_t i = opt.ncmdl; i-- > 0;) {
 		if (opt.cmdl[i].found)
 			continue;
-		rv = fail;
+		missed = true;
 		not_located("command not located: ", opt.cmdl[i].str);
 	}
 	for (size_t i = 0; i < opt.ncmdrx; i++) {
 		if (opt.cmdrx[i].found)
 			continue;
-		rv = fail;
+		missed = true;
 		not_located("no command found for regex: ", opt.cmdrx[i].exp);
 	}
+	return missed;
+}
+
+static bool missed_files(void)
+{
+	bool missed = false;
+
 	for (size_t i = opt.nsfile; i-- > 0;) {
 		if (opt.sfile[i].found)
 			continue;
-		rv = fail;
+		missed = true;
 		not_located(opt.sfile[i].type ? "no file use located: " :
 						"no file system use located: ",
 			    opt.sfile[i].aname);
 	}
-	for (size_t i = 0; i < opt.nnwad; i++) {
-		struct nwad *np = &opt.nwad[i];
+	return missed;
+}
 
-		/* the addresses one argument gave are found together */
-		for (size_t k = 0; k < opt.nnwad; k++) {
-			struct nwad *o = &opt.nwad[k];
+/* -i addresses: those one argument gave are found together */
+static bool missed_addresses(void)
+{
+	bool missed = false;
 
-			if (k != i && np->arg && o->arg &&
-			    !strcmp(np->arg, o->arg) && o->found)
-				np->found = true;
-		}
-	}
+	for (size_t i = 0; i < opt.nnwad; i++)
+		for (size_t k = 0; k < opt.nnwad; k++)
+			if (k != i && opt.nwad[i].arg && opt.nwad[k].arg &&
+			    !strcmp(opt.nwad[i].arg, opt.nwad[k].arg) &&
+			    opt.nwad[k].found)
+				opt.nwad[i].found = true;
 	for (size_t i = opt.nnwad; i-- > 0;) {
 		struct nwad *np = &opt.nwad[i];
 		bool dup = false;
@@ -155,73 +162,95 @@ static int exit_status(bool rc_ok)
 				dup = true;
 		if (np->found || !np->arg || dup)
 			continue;
-		rv = fail;
+		missed = true;
 		not_located("Internet address not located: ", np->arg);
 	}
-	if (opt.fnet == 1) {
-		rv = fail;
-		if (opt.fverbose)
-			printf("%s: no Internet files located\n", opt.pn);
-	}
-	for (int i = 0; i < ntcp_states; i++)
-		if (opt.tcp_st_i[i] == 1) {
-			rv = fail;
-			if (opt.fverbose)
-				printf("%s: TCP state not located: %s\n",
-				       opt.pn, tcp_states[i]);
-		}
-	if (opt.fnfs == 1) {
-		rv = fail;
-		if (opt.fverbose)
-			printf("%s: no NFS files located\n", opt.pn);
-	}
-	for (size_t i = 0; i < opt.npid; i++) {
-		if (opt.spid[i].found || opt.spid[i].x)
+	return missed;
+}
+
+/* A search that found nothing at all: -i, -s TCP:STATE, -N, -K */
+static bool missed_kind(bool missed, const char *what, const char *arg)
+{
+	if (missed && opt.fverbose)
+		printf("%s: %s%s\n", opt.pn, what, arg);
+	return missed;
+}
+
+static bool missed_ids(const struct int_lst *l, size_t n, const char *what)
+{
+	bool missed = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (l[i].found || l[i].x)
 			continue;
-		rv = fail;
+		missed = true;
 		if (opt.fverbose)
-			printf("%s: process ID not located: %d\n", opt.pn,
-			       opt.spid[i].id);
+			printf("%s: %s not located: %d\n", opt.pn, what,
+			       l[i].id);
 	}
-	if (opt.ftask == 1) {
-		rv = fail;
-		if (opt.fverbose)
-			printf("%s: no tasks located\n", opt.pn);
-	}
+	return missed;
+}
+
+static bool missed_contexts(void)
+{
+	bool missed = false;
+
 	for (size_t i = opt.ncntx; i-- > 0;) {
 		if (opt.cntx_found[i])
 			continue;
-		rv = fail;
+		missed = true;
 		not_located("context not located: ", opt.cntx_args[i]);
 	}
-	for (size_t i = 0; i < opt.npgid; i++) {
-		if (opt.spgid[i].found || opt.spgid[i].x)
-			continue;
-		rv = fail;
-		if (opt.fverbose)
-			printf("%s: process group ID not located: %d\n",
-			       opt.pn, opt.spgid[i].id);
-	}
+	return missed;
+}
+
+/*
+ * -u: lsof 4.95 leaves the found flag of its list uninitialised (arg.c's
+ * enter_uid()), so what it says of a user without processes is what
+ * malloc left there. After getpwnam() that is never 0: a login name is
+ * never "not located" ("lsof -u nobody" exits 0); a number is, in the C
+ * locale, where setlocale() has freed nothing before (gvlsof(1),
+ * DIFFERENCES: gvlsof always reports it).
+ */
+static bool missed_users(void)
+{
+	bool missed = false;
+
 	for (size_t i = 0; i < opt.nuid; i++) {
-		if (opt.suid[i].excl || opt.suid[i].found)
+		if (opt.suid[i].excl || opt.suid[i].found ||
+		    opt.suid[i].by_name)
 			continue;
-		rv = fail;
-		if (!opt.fverbose)
-			continue;
-		if (opt.suid[i].lnm) {
-			printf("%s: login name (UID %lu) not located: ", opt.pn,
-			       (unsigned long)opt.suid[i].uid);
-			safestrprt(opt.suid[i].lnm, stdout, 1);
-		} else {
+		missed = true;
+		if (opt.fverbose)
 			printf("%s: user ID not located: %lu\n", opt.pn,
 			       (unsigned long)opt.suid[i].uid);
-		}
 	}
-	if (!rv && !rc_ok)
-		rv = 1;
-	if (!rv && opt.err_stat)
-		rv = 1;
-	return rv;
+	return missed;
+}
+
+/*
+ * lsof's verdict: was everything asked for found? Each search says (with
+ * -V) what it did not find, in lsof's order.
+ */
+static int exit_status(bool rc_ok)
+{
+	bool missed = missed_commands();
+
+	missed |= missed_files();
+	missed |= missed_addresses();
+	missed |= missed_kind(opt.fnet == 1, "no Internet files located", "");
+	for (int i = 0; i < ntcp_states; i++)
+		missed |= missed_kind(opt.tcp_st_i[i] == 1,
+				      "TCP state not located: ", tcp_states[i]);
+	missed |= missed_kind(opt.fnfs == 1, "no NFS files located", "");
+	missed |= missed_ids(opt.spid, opt.npid, "process ID");
+	missed |= missed_kind(opt.ftask == 1, "no tasks located", "");
+	missed |= missed_contexts();
+	missed |= missed_ids(opt.spgid, opt.npgid, "process group ID");
+	missed |= missed_users();
+	if (missed && opt.fsearch_err)
+		return 1;
+	return !rc_ok || opt.err_stat ? 1 : 0;
 }
 
 /*
@@ -276,11 +305,9 @@ static void heap_hugepages(void)
 		heap_head = malloc(head);
 }
 
-int main(int argc, char **argv)
+/* The memory and output set up for a listing of the whole system. */
+static void prepare(void)
 {
-	bool rc_ok = true;
-	int pr_count = 0;
-
 	/*
 	 * The rounds' buffers are large and short-lived: served from the
 	 * heap and kept there, they are not mapped and faulted in anew by
@@ -298,6 +325,38 @@ int main(int argc, char **argv)
 	 */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, xrealloc(NULL, 64 << 10), _IOFBF, 64 << 10);
+}
+
+/* -r: the marker after a cycle (none in JSON) */
+static void print_marker(void)
+{
+	if (opt.json || opt.jsonl)
+		return;
+	if (opt.ffield) {
+		char mark[1024] = "";
+
+		if (opt.rpt_fmt)
+			marker_format(mark, sizeof(mark), opt.rpt_fmt);
+		printf("m%s", mark);
+		putchar(opt.terminator);
+		if (opt.terminator != '\n')
+			putchar('\n');
+	} else {
+		char mark[1024] = "=======";
+
+		if (opt.rpt_fmt &&
+		    !marker_format(mark, sizeof(mark), opt.rpt_fmt))
+			mark[0] = 0;
+		puts(mark);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	bool rc_ok;
+	int pr_count = 0, rv;
+
+	prepare();
 	setlocale(LC_CTYPE, "");
 	defaults(argv[0]);
 	parse_options(argc, argv);
@@ -308,51 +367,26 @@ int main(int argc, char **argv)
 	}
 	pipefs_probe();
 	sockfs_probe();
-	if (opt.rpt_cond)
-		rc_ok = false;
+	rc_ok = !opt.rpt_cond;
 	do {
 		size_t n = list_cycle();
 
-		if (opt.rpt_tm) {
-			if (opt.rpt_cond) {
-				if (!n) {
-					cycle_free();
-					break;
-				}
-				rc_ok = true;
-			}
-			if (opt.ffield && !opt.json && !opt.jsonl) {
-				char mark[1024] = "";
-
-				if (opt.rpt_fmt)
-					marker_format(mark, sizeof(mark),
-						      opt.rpt_fmt);
-				printf("m%s", mark);
-				putchar(opt.terminator);
-				if (opt.terminator != '\n')
-					putchar('\n');
-			} else if (!opt.json && !opt.jsonl) {
-				char mark[1024] = "=======";
-
-				if (opt.rpt_fmt &&
-				    !marker_format(mark, sizeof(mark),
-						   opt.rpt_fmt))
-					mark[0] = 0;
-				puts(mark);
-			}
+		if (!opt.rpt_tm) {
+			cycle_free();
+		} else if (opt.rpt_cond && !n) {
+			cycle_free();
+			break;
+		} else {
+			rc_ok = true;
+			print_marker();
 			check_stdout();
 			cycle_free();
 			sleep(opt.rpt_tm);
-		} else {
-			cycle_free();
 		}
 		if (opt.rpt_max_count && ++pr_count == opt.rpt_max_count)
 			opt.rpt_tm = 0;
 	} while (opt.rpt_tm);
-	{
-		int rv = exit_status(rc_ok);
-
-		check_stdout();
-		return rv;
-	}
+	rv = exit_status(rc_ok);
+	check_stdout();
+	return rv;
 }

@@ -194,42 +194,13 @@ void efsys_row(struct lfile *lf, const struct efsys *ep, const char *type,
 /* ------------------------------------------------------------------ */
 /* A node.                                                            */
 
-/*
- * lsof's process_proc_node(): @p is the file's path (the link target),
- * @pbr the /proc path it was read from, @s its stat with the fields @ss
- * (SB_*) known, @l the lstat of the /proc link for descriptors (NULL for
- * cwd, txt...), whose size is the fdinfo position when @ls has SB_SIZE.
- */
-void process_proc_node(struct lproc *lp, struct lfile *lf, const char *p,
-		       const char *pbr, const struct finfo *s, unsigned ss,
-		       const struct finfo *l, unsigned ls)
+/* The device, raw device, NFS mount and inode of the row; its lock. */
+static const struct mounts *node_ids(struct lproc *lp, struct lfile *lf,
+				     const char *p, const struct finfo *s,
+				     unsigned ss)
 {
 	const struct mounts *mp = NULL;
-	unsigned type = 0;
-	const char *tn;
 
-	if (l && (ls & SB_MODE) && l->mode == S_IFLNK) {
-		unsigned m = l->perm & (S_IRUSR | S_IWUSR);
-
-		lf->access = m == S_IRUSR ? 'r' : m == S_IWUSR ? 'w' : 'u';
-	}
-	if (ss & SB_MODE) {
-		type = s->mode;
-		switch (type) {
-		case S_IFBLK: lf->ntype = N_BLK; break;
-		case S_IFCHR: lf->ntype = N_CHR; break;
-		case S_IFIFO: lf->ntype = N_FIFO; break;
-		case S_IFSOCK:
-			process_proc_sock(lp, lf, p, pbr, s, ss, l, ls);
-			return;
-		case 0:
-			if (!strcmp(p, "anon_inode"))
-				lf->ntype = N_ANON_INODE;
-			break;
-		}
-	}
-	if (opt.sel_inet)
-		return;
 	if (ss & SB_DEV) {
 		lf->dev = s->dev;
 		lf->dev_def = true;
@@ -263,18 +234,27 @@ void process_proc_node(struct lproc *lp, struct lfile *lf, const char *p,
 	}
 	if (lf->dev_def && lf->inp_ty == 1)
 		lf->lock = lock_char(lp->pid, lf->dev, lf->inode);
+	return mp;
+}
+
+/* SIZE/OFF (the position is the link's lstat size) and the link count */
+static void node_size(struct lfile *lf, const struct finfo *s, unsigned ss,
+		      const struct finfo *l, unsigned ls)
+{
+	bool pos = l && (ls & SB_SIZE);
+
 	switch (lf->ntype) {
 	case N_BLK:
 	case N_CHR:
 	case N_FIFO:
-		if (!opt.fsize && l && (ls & SB_SIZE)) {
+		if (!opt.fsize && pos) {
 			lf->off = l->size;
 			lf->off_def = true;
 		}
 		break;
 	default:
 		if (opt.foffset) {
-			if (l && (ls & SB_SIZE)) {
+			if (pos) {
 				lf->off = l->size;
 				lf->off_def = true;
 			}
@@ -289,7 +269,16 @@ void process_proc_node(struct lproc *lp, struct lfile *lf, const char *p,
 		if (opt.nlink && lf->nlink < opt.nlink)
 			lf->sf |= SEL_NLINK;
 	}
-	if (ss & SB_MODE) {
+}
+
+/* The TYPE column, from the file's mode (@type) when it is known. */
+static void node_type_name(struct lfile *lf, unsigned type, unsigned ss)
+{
+	const char *tn;
+
+	if (!(ss & SB_MODE)) {
+		tn = "unknown";
+	} else {
 		switch (type) {
 		case S_IFBLK: tn = "BLK"; break;
 		case S_IFCHR: tn = "CHR"; break;
@@ -301,19 +290,55 @@ void process_proc_node(struct lproc *lp, struct lfile *lf, const char *p,
 			break;
 		case S_IFLNK: tn = "LINK"; break;
 		default:
-			if (lf->ntype == N_ANON_INODE) {
-				tn = "a_inode";
-			} else {
+			if (lf->ntype != N_ANON_INODE) {
 				snprintf(lf->type, sizeof(lf->type), "%04o",
 					 (type >> 12) & 0xf);
-				tn = NULL;
+				return;
 			}
+			tn = "a_inode";
 		}
-	} else {
-		tn = "unknown";
 	}
-	if (tn)
-		snprintf(lf->type, sizeof(lf->type), "%s", tn);
+	snprintf(lf->type, sizeof(lf->type), "%s", tn);
+}
+
+/*
+ * lsof's process_proc_node(): @p is the file's path (the link target),
+ * @pbr the /proc path it was read from, @s its stat with the fields @ss
+ * (SB_*) known, @l the lstat of the /proc link for descriptors (NULL for
+ * cwd, txt...), whose size is the fdinfo position when @ls has SB_SIZE.
+ */
+void process_proc_node(struct lproc *lp, struct lfile *lf, const char *p,
+		       const char *pbr, const struct finfo *s, unsigned ss,
+		       const struct finfo *l, unsigned ls)
+{
+	const struct mounts *mp;
+	unsigned type = 0;
+
+	if (l && (ls & SB_MODE) && l->mode == S_IFLNK) {
+		unsigned m = l->perm & (S_IRUSR | S_IWUSR);
+
+		lf->access = m == S_IRUSR ? 'r' : m == S_IWUSR ? 'w' : 'u';
+	}
+	if (ss & SB_MODE) {
+		type = s->mode;
+		switch (type) {
+		case S_IFBLK: lf->ntype = N_BLK; break;
+		case S_IFCHR: lf->ntype = N_CHR; break;
+		case S_IFIFO: lf->ntype = N_FIFO; break;
+		case S_IFSOCK:
+			process_proc_sock(lp, lf, p, pbr, s, ss, l, ls);
+			return;
+		case 0:
+			if (!strcmp(p, "anon_inode"))
+				lf->ntype = N_ANON_INODE;
+			break;
+		}
+	}
+	if (opt.sel_inet)
+		return;
+	mp = node_ids(lp, lf, p, s, ss);
+	node_size(lf, s, ss, l, ls);
+	node_type_name(lf, type, ss);
 	if (lf->ntype == N_NFS && opt.fnfs)
 		lf->sf |= SEL_NFS;
 	if (opt.nsfile && is_file_named(lf, 1, p, mp,
@@ -512,6 +537,73 @@ void mem_stat_all(void)
 	batch_free(&b);
 }
 
+/* A mapped file on an exempt file system: the maps line only, no stat. */
+static void mem_row_exempt(struct lfile *lf, const struct pending_mem *pm,
+			   const char *path)
+{
+	lf->dev = pm->dev;
+	lf->inode = pm->ino;
+	lf->dev_def = true;
+	lf->inp_ty = 1;
+	enter_nm(lf, path);
+	snprintf(lf->type, sizeof(lf->type), "%s",
+		 pm->deleted ? "UNKNdel" : "UNKNmem");
+	add_nma(lf, sfmt("(%ce %s)", pm->ep->rdlnk ? '+' : '-',
+			 pm->ep->path));
+}
+
+/*
+ * The path's stat is not the mapped file's: a deleted file's row is DEL,
+ * another's says what differs, as lsof says it.
+ */
+static void mem_row_differs(struct lfile *lf, const struct pending_mem *pm,
+			    const struct finfo *fi)
+{
+	const char *sep = "(path ";
+
+	if (pm->deleted) {
+		snprintf(lf->fd, sizeof(lf->fd), "DEL");
+		return;
+	}
+	if (opt.fwarn)
+		return;
+	if (fi->err) {
+		add_nma(lf, sfmt("(stat: %s)", strerror(fi->err)));
+		return;
+	}
+	if (fi->dev != pm->dev) {
+		add_nma(lf, sfmt("(path dev=%d,%d%s", major(fi->dev),
+				 minor(fi->dev), fi->ino == pm->ino ? ")" :
+								      ","));
+		sep = "";
+	}
+	if (fi->ino != pm->ino)
+		add_nma(lf, sfmt("%sinode=%llu)", sep,
+				 (unsigned long long)fi->ino));
+}
+
+/* A mapped file's row, from its path's stat (one stat per path). */
+static void mem_row(struct lproc *lp, struct lfile *lf,
+		    const struct pending_mem *pm, const char *path)
+{
+	const struct finfo *fi = &pm->m->fi;
+	bool full = !fi->err && fi->dev == pm->dev && fi->ino == pm->ino;
+	struct finfo sb = { .mode = S_IFREG, .dev = pm->dev, .ino = pm->ino };
+
+	if (!full)
+		mem_row_differs(lf, pm, fi);
+	if (!strcmp(lf->fd, "DEL")) {
+		/* lsof makes the row anew as DEL */
+		lf->sf = (lp->pss & PS_PRI) ? lp->sf : 0;
+		if (opt.nfdl && fd_selects("DEL", -1))
+			lf->sf |= SEL_FD;
+	}
+	if (full)
+		sb = *fi;
+	process_proc_node(lp, lf, path, path, &sb,
+			  full ? SB_ALL : SB_DEV | SB_INO | SB_MODE, NULL, 0);
+}
+
 /* The pending mem rows finished from the stat of their paths. */
 void mem_rows_finish(void)
 {
@@ -520,74 +612,12 @@ void mem_rows_finish(void)
 		struct lproc *lp = &procs[pm->proc];
 		struct lfile *lf = &lp->files[pm->file];
 		char *path = lf->nm;
-		struct finfo sb = { 0 };
-		bool full = false;
 
 		lf->nm = NULL;
-		if (pm->ep) {
-			/* exempt: the maps line only, no stat */
-			lf->dev = pm->dev;
-			lf->inode = pm->ino;
-			lf->dev_def = true;
-			lf->inp_ty = 1;
-			enter_nm(lf, path);
-			snprintf(lf->type, sizeof(lf->type), "%s",
-				 pm->deleted ? "UNKNdel" : "UNKNmem");
-			add_nma(lf, sfmt("(%ce %s)", pm->ep->rdlnk ? '+' : '-',
-					 pm->ep->path));
-		} else {
-			const struct finfo *fi = &pm->m->fi;
-
-			if (fi->err) {
-				if (pm->deleted)
-					snprintf(lf->fd, sizeof(lf->fd), "DEL");
-				else if (!opt.fwarn)
-					add_nma(lf, sfmt("(stat: %s)",
-							 strerror(fi->err)));
-			} else if (fi->dev != pm->dev || fi->ino != pm->ino) {
-				if (pm->deleted) {
-					snprintf(lf->fd, sizeof(lf->fd), "DEL");
-				} else if (!opt.fwarn) {
-					const char *sep = "(path ";
-
-					if (fi->dev != pm->dev) {
-						add_nma(lf, sfmt(
-						    "(path dev=%d,%d%s",
-						    major(fi->dev),
-						    minor(fi->dev),
-						    fi->ino == pm->ino ? ")" :
-									 ","));
-						sep = "";
-					}
-					if (fi->ino != pm->ino)
-						add_nma(lf, sfmt("%sinode=%llu)",
-						    sep, (unsigned long long)
-						    fi->ino));
-				}
-			} else {
-				full = true;
-			}
-			if (!strcmp(lf->fd, "DEL")) {
-				/* lsof makes the row anew as DEL */
-				lf->sf = (lp->pss & PS_PRI) ? lp->sf : 0;
-				if (opt.nfdl) {
-					int fds = ck_fd_status("DEL", -1);
-
-					if (opt.fdl_ty == 0 ? fds == 2 :
-							      fds != 1)
-						lf->sf |= SEL_FD;
-				}
-			}
-			if (full)
-				sb = *fi;
-			else
-				sb = (struct finfo){ .mode = S_IFREG,
-						     .dev = pm->dev,
-						     .ino = pm->ino };
-			process_proc_node(lp, lf, path, path, &sb,
-					  full ? SB_ALL :
-					  SB_DEV | SB_INO | SB_MODE, NULL, 0);
-		}
+		if (pm->ep)
+			mem_row_exempt(lf, pm, path);
+		else
+			mem_row(lp, lf, pm, path);
 		if (!lf->sf || (lf->sf & SEL_EXCLF))
 			lf->sf = 0;		/* not listed */
 		else

@@ -116,8 +116,16 @@ static int leading_number(const char *s, int *n)
 	return v;
 }
 
-/* The field letters -F knows, in lsof's order (for -F? and the JSON). */
+/* The field letters -F lists, in lsof's order (for -F? and the JSON). */
 const char field_ids[] = "acdDfGikKlLmMnopgPrRsStTuZ0";
+
+/*
+ * Every letter of lsof's FieldSel table, which -F takes whether or not
+ * this lsof prints the field: C, F and N (the kernel file structure's
+ * count, address and node, which Linux does not give), z (Solaris zones)
+ * and Z without SELinux print nothing.
+ */
+static const char field_sel_ids[] = "acCdDfFGikKlLmMnNopgPrRsStTuzZ0";
 
 static bool field_known(int c)
 {
@@ -135,7 +143,7 @@ static void field_side_effects(int c)
 	case 'g': opt.fpgid = true; break;
 	case 'R': opt.fppid = true; break;
 	case 'T': opt.ftcptpi |= TCPTPI_ALL; break;
-	case 'Z': opt.fcntx = true; break;
+	case 'Z': opt.fcntx = opt.cntx_status; break;
 	default: break;
 	}
 }
@@ -171,7 +179,7 @@ static int opt_field(struct getopt *g, bool *fh)
 		return 0;
 	}
 	for (const char *c = g->v; *c; c++) {
-		if (!field_known(*c)) {
+		if (!strchr(field_sel_ids, *c)) {
 			fprintf(stderr, "%s: unknown field: %c\n", opt.pn, *c);
 			err++;
 			continue;
@@ -499,8 +507,8 @@ static int opt_Z(struct getopt *g)
 	return 0;
 }
 
-/* The checks lsof makes once every option is in. */
-static int check_combinations(bool xover)
+/* -c^X with -cX, and a TCP state both included and excluded */
+static int check_conflicts(void)
 {
 	int err = 0;
 
@@ -523,34 +531,70 @@ static int check_combinations(bool xover)
 				"state: %s\n", opt.pn, tcp_states[i]);
 			err = 1;
 		}
+	return err;
+}
+
+/* -F: not with -t; no %n in the marker format of -r */
+static int check_fields(void)
+{
+	int err = 0;
+
+	if (opt.fterse && !opt.json && !opt.jsonl) {
+		fprintf(stderr, "%s: -F and -t are mutually exclusive\n",
+			opt.pn);
+		err++;
+	}
+	opt.field_sel['p'] = true;
+	for (const char *cp = opt.rpt_fmt ? strchr(opt.rpt_fmt, '%') : NULL;
+	     cp; cp = strchr(cp, '%')) {
+		if (*++cp == 'n') {
+			fprintf(stderr, "%s: %%n illegal in -r m<fmt> when -F "
+				"has been specified: \"%s\"\n", opt.pn,
+				opt.rpt_fmt);
+			err++;
+			break;
+		} else if (*cp == '%') {
+			cp++;
+		}
+	}
+	return err;
+}
+
+/* -e and +e: mounted file systems */
+static int check_efsys(void)
+{
+	struct mounts *mp = readmnt();
+	int err = 0;
+
+	for (size_t i = 0; i < opt.nefsys; i++) {
+		struct efsys *ep = &opt.efsys[i];
+
+		for (struct mounts *m = mp; m; m = m->next)
+			if (!strcmp(m->dir, ep->path)) {
+				ep->mp = m;
+				break;
+			}
+		if (!ep->mp) {
+			fprintf(stderr, "%s: \"-e %s\" is not a mounted file "
+				"system.\n", opt.pn, ep->path);
+			err++;
+		}
+	}
+	return err;
+}
+
+/* The checks lsof makes once every option is in. */
+static int check_combinations(bool xover)
+{
+	int err = check_conflicts();
+
 	if (opt.fsize && opt.foffset) {
 		fprintf(stderr, "%s: -o and -s are mutually exclusive\n",
 			opt.pn);
 		err++;
 	}
-	if (opt.ffield) {
-		if (opt.fterse && !opt.json && !opt.jsonl) {
-			fprintf(stderr, "%s: -F and -t are mutually exclusive\n",
-				opt.pn);
-			err++;
-		}
-		opt.field_sel['p'] = true;
-		if (opt.rpt_fmt) {
-			for (const char *cp = strchr(opt.rpt_fmt, '%'); cp;
-			     cp = strchr(cp, '%')) {
-				if (*++cp == 'n') {
-					fprintf(stderr, "%s: %%n illegal in -r "
-						"m<fmt> when -F has been "
-						"specified: \"%s\"\n", opt.pn,
-						opt.rpt_fmt);
-					err++;
-					break;
-				} else if (*cp == '%') {
-					cp++;
-				}
-			}
-		}
-	}
+	if (opt.ffield)
+		err += check_fields();
 	if (opt.fxover && !xover) {
 		fprintf(stderr, "%s: -x must accompany +d or +D\n", opt.pn);
 		err++;
@@ -565,24 +609,8 @@ static int check_combinations(bool xover)
 			opt.pn);
 		err++;
 	}
-	if (opt.nefsys) {
-		struct mounts *mp = readmnt();
-
-		for (size_t i = 0; i < opt.nefsys; i++) {
-			struct efsys *ep = &opt.efsys[i];
-
-			for (struct mounts *m = mp; m; m = m->next)
-				if (!strcmp(m->dir, ep->path)) {
-					ep->mp = m;
-					break;
-				}
-			if (!ep->mp) {
-				fprintf(stderr, "%s: \"-e %s\" is not a mounted "
-					"file system.\n", opt.pn, ep->path);
-				err++;
-			}
-		}
-	}
+	if (opt.nefsys)
+		err += check_efsys();
 	return err;
 }
 
@@ -627,117 +655,129 @@ static void compute_selection(int first_name, int argc)
 	}
 }
 
+/* +d D, -d s; +D D (-D is not lsof 4.95's on Linux) */
+static int opt_d(struct getopt *g, int c, bool *xover)
+{
+	if (g->p != '+') {
+		if (c == 'd')
+			return enter_fd(g->v) ? 1 : 0;
+		fprintf(stderr, "%s: unsupported option: -D\n", opt.pn);
+		return 1;
+	}
+	if (enter_dir(g->v, c == 'D'))
+		return 1;
+	opt.sel_flags |= SEL_NM;
+	*xover = true;
+	return 0;
+}
+
+/* -g [s] */
+static int opt_g(struct getopt *g)
+{
+	int err = 0;
+
+	if (g->v) {
+		if (*g->v == '-' || *g->v == '+')
+			opt_back(g, 0);
+		else if (enter_id(true, g->v))
+			err = 1;
+	}
+	opt.fpgid = true;
+	return err;
+}
+
+/* -J, -j (lsof 4.99.7's) */
+static int opt_json(struct getopt *g, int c)
+{
+	if (g->p == '+') {
+		fprintf(stderr, "%s: +%c is not supported\n", opt.pn, c);
+		return 1;
+	}
+	if (c == 'J')
+		opt.json = true;
+	else
+		opt.jsonl = true;
+	opt.ffield = true;
+	return 0;
+}
+
+/*
+ * One option, as lsof's main() takes it: a switch of one line a letter
+ * (the table of options is its length). Returns 1 for an error.
+ */
+static int take_option(int c, struct getopt *g, bool *fh, bool *xover)
+{
+	switch (c) {
+	case 'a': opt.fand = true; return 0;
+	case 'b': opt.fblock = true; return 0;
+	case 'c': return opt_cmd(g);
+	case 'd':
+	case 'D': return opt_d(g, c, xover);
+	case 'e': return enter_efsys(g->v, g->p == '+');
+	case 'E': opt.feptE = g->p == '+' ? 2 : 1; return 0;
+	case 'f': return opt_f(g);
+	case 'F': return opt_field(g, fh);
+	case 'g': return opt_g(g);
+	case 'h':
+	case '?': opt.fhelp = true; return 0;
+	case 'i': return opt_i(g);
+	case 'J':
+	case 'j': return opt_json(g, c);
+	case 'K': return opt_K(g);
+	case 'l': opt.futol = false; return 0;
+	case 'L': return opt_L(g);
+	case 'm': return opt_m(g);
+	case 'M': opt.fportmap = g->p == '+'; return 0;
+	case 'n': opt.fhost = g->p != '-'; return 0;
+	case 'N': opt.fnfs = 1; return 0;
+	case 'o': return opt_o(g);
+	case 'O': opt.fovhd = g->p == '-'; return 0;
+	case 'p': return enter_id(false, g->v);
+	case 'Q': opt.fsearch_err = false; return 0;
+	case 'P': opt.fport = g->p != '-'; return 0;
+	case 'r': return opt_r(g);
+	case 'R': opt.fppid = true; return 0;
+	case 's': return opt_s(g);
+	case 'S': opt_S(g); return 0;
+	case 't': opt.fterse = opt.fwarn = true; return 0;
+	case 'T': return opt_T(g);
+	case 'u': return enter_uid(g->v);
+	case 'U': opt.funix = true; return 0;
+	case 'v': opt.version = true; return 0;
+	case 'V': opt.fverbose = true; return 0;
+	case 'w': opt.fwarn = g->p != '+'; return 0;
+	case 'x': return opt_x(g);
+	case 'X': opt.fxopt = !opt.fxopt; return 0;
+	case 'Z': return opt_Z(g);
+	default:
+		fprintf(stderr, "%s: unknown option (%c)\n", opt.pn, c);
+		return 1;
+	}
+}
+
+/* -J, -j without -F's letters: the default fields */
+static void json_fields(void)
+{
+	for (const char *f = field_ids; *f; f++)
+		if (opt.field_sel[(unsigned char)*f] && *f != 'p' && *f != 'm')
+			return;
+	select_default_fields();
+}
+
 void parse_options(int argc, char **argv)
 {
 	struct getopt g = { .x1 = 1 };
 	bool fh = false, xover = false;
 	int c, e, err = 0;
 
-	while ((c = next_opt(&g, argc, argv, &e)) != -1) {
-		if (e) {
+	while ((c = next_opt(&g, argc, argv, &e)) != -1)
+		if (e || take_option(c, &g, &fh, &xover))
 			err = 1;
-			continue;
-		}
-		switch (c) {
-		case 'a': opt.fand = true; break;
-		case 'b': opt.fblock = true; break;
-		case 'c': err |= opt_cmd(&g); break;
-		case 'd':
-			if (g.p == '+') {
-				if (enter_dir(g.v, false))
-					err = 1;
-				else
-					opt.sel_flags |= SEL_NM, xover = true;
-			} else if (enter_fd(g.v)) {
-				err = 1;
-			}
-			break;
-		case 'D':
-			if (g.p == '+') {
-				if (enter_dir(g.v, true))
-					err = 1;
-				else
-					opt.sel_flags |= SEL_NM, xover = true;
-			} else {
-				fprintf(stderr, "%s: unsupported option: -D\n",
-					opt.pn);
-				err = 1;
-			}
-			break;
-		case 'e': err |= enter_efsys(g.v, g.p == '+'); break;
-		case 'E': opt.feptE = g.p == '+' ? 2 : 1; break;
-		case 'f': err |= opt_f(&g); break;
-		case 'F': err |= opt_field(&g, &fh); break;
-		case 'g':
-			if (g.v) {
-				if (*g.v == '-' || *g.v == '+')
-					opt_back(&g, 0);
-				else if (enter_id(true, g.v))
-					err = 1;
-			}
-			opt.fpgid = true;
-			break;
-		case 'h':
-		case '?': opt.fhelp = true; break;
-		case 'i': err |= opt_i(&g); break;
-		case 'J':
-		case 'j':
-			if (g.p == '+') {
-				fprintf(stderr, "%s: +%c is not supported\n",
-					opt.pn, c);
-				err = 1;
-				break;
-			}
-			if (c == 'J')
-				opt.json = true;
-			else
-				opt.jsonl = true;
-			opt.ffield = true;
-			break;
-		case 'K': err |= opt_K(&g); break;
-		case 'l': opt.futol = false; break;
-		case 'L': err |= opt_L(&g); break;
-		case 'm': err |= opt_m(&g); break;
-		case 'M': opt.fportmap = g.p == '+'; break;
-		case 'n': opt.fhost = g.p != '-'; break;
-		case 'N': opt.fnfs = 1; break;
-		case 'o': err |= opt_o(&g); break;
-		case 'O': opt.fovhd = g.p == '-'; break;
-		case 'p': err |= enter_id(false, g.v); break;
-		case 'Q': opt.fsearch_err = false; break;
-		case 'P': opt.fport = g.p != '-'; break;
-		case 'r': err |= opt_r(&g); break;
-		case 'R': opt.fppid = true; break;
-		case 's': err |= opt_s(&g); break;
-		case 'S': opt_S(&g); break;
-		case 't': opt.fterse = opt.fwarn = true; break;
-		case 'T': err |= opt_T(&g); break;
-		case 'u': err |= enter_uid(g.v); break;
-		case 'U': opt.funix = true; break;
-		case 'v': opt.version = true; break;
-		case 'V': opt.fverbose = true; break;
-		case 'w': opt.fwarn = g.p != '+'; break;
-		case 'x': err |= opt_x(&g); break;
-		case 'X': opt.fxopt = !opt.fxopt; break;
-		case 'Z': err |= opt_Z(&g); break;
-		default:
-			fprintf(stderr, "%s: unknown option (%c)\n", opt.pn, c);
-			err = 1;
-		}
-	}
 	opt.sel_all = opt.ign_tasks ? (SEL_ALL & ~SEL_TASK) : SEL_ALL;
 	opt.sel_proc = opt.ign_tasks ? (SEL_PROC & ~SEL_TASK) : SEL_PROC;
 	err |= check_combinations(xover);
-	if ((opt.json || opt.jsonl) && !err) {
-		bool has = false;
-
-		for (const char *f = field_ids; *f; f++)
-			if (opt.field_sel[(unsigned char)*f] && *f != 'p' &&
-			    *f != 'm')
-				has = true;
-		if (!has)
-			select_default_fields();
-	}
+	if ((opt.json || opt.jsonl) && !err)
+		json_fields();
 	if (err || opt.fhelp || fh || opt.version)
 		usage(err ? 1 : 0, fh, opt.version);
 	compute_selection(g.x1, argc);

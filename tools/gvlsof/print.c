@@ -534,61 +534,62 @@ static void l_name(const char *s)
 	putchar('\n');
 }
 
-/* lsof's print_file(): size (pass 0) or print (pass 1) one row. */
-static void print_file(const struct lproc *lp, const struct lfile *lf)
+/* The width of a COMMAND, +c's limit applied. */
+static int cmd_width(const char *cmd)
 {
-	const char *cmd = lp->cmd && *lp->cmd ? lp->cmd : "(unknown)";
-	char buf[128], nl[32];
-	const char *user = printuid(lp->uid, NULL);
-	const char *fg = show_fflags(lf) ? print_fflags(lf->ffg) : "";
+	int len = safestrlen(cmd, 2);
 
-	if (lf->nlink_def)
-		snprintf(nl, sizeof(nl), " %ld", lf->nlink);
-	else
-		nl[0] = 0;
-	if (!pr_pass) {
-		int len = safestrlen(cmd, 2);
+	return opt.cmd_lim && len > opt.cmd_lim ? opt.cmd_lim : len;
+}
 
-		if (opt.cmd_lim && len > opt.cmd_lim)
-			len = opt.cmd_lim;
-		cmd_w = max_i(cmd_w, len);
-		pid_w = max_i(pid_w, snprintf(buf, sizeof(buf), "%d", lp->pid));
-		if (lp->tcmd) {
-			len = safestrlen(lp->tcmd, 2);
-			if (opt.cmd_lim && len > opt.cmd_lim)
-				len = opt.cmd_lim;
-			tcmd_w = max_i(tcmd_w, len);
-			prt_tcmd = true;
-		}
-		if (lp->tid) {
-			tid_w = max_i(tid_w, snprintf(buf, sizeof(buf), "%d",
-						      lp->tid));
-			prt_tid = true;
-		}
-		if (opt.fcntx && lp->cntx)
-			cntx_w = max_i(cntx_w, strlen(lp->cntx));
-		if (opt.fppid)
-			ppid_w = max_i(ppid_w, snprintf(buf, sizeof(buf), "%d",
-							lp->ppid));
-		if (opt.fpgid)
-			pgid_w = max_i(pgid_w, snprintf(buf, sizeof(buf), "%d",
-							lp->pgid));
-		user_w = max_i(user_w, strlen(user));
-		fd_w = max_i(fd_w, strlen(fd_column(lf, buf, sizeof(buf))));
-		type_w = max_i(type_w, strlen(lf->type));
-		if (opt.fsv_fg)
-			fg_w = max_i(fg_w, strlen(fg));
-		dev_w = max_i(dev_w, strlen(dev_string(lf, buf, sizeof(buf))));
-		szoff_w = max_i(szoff_w,
-				strlen(szoff_string(lf, buf, sizeof(buf))));
-		if (opt.fnlink)
-			nl_w = max_i(nl_w, strlen(nl));
-		node_w = max_i(node_w, strlen(node_string(lf, buf,
-							  sizeof(buf))));
-		return;
+/* Pass 0: the process's columns as wide as this row needs. */
+static void size_proc(const struct lproc *lp, const char *cmd,
+		      const char *user)
+{
+	char buf[32];
+
+	cmd_w = max_i(cmd_w, cmd_width(cmd));
+	pid_w = max_i(pid_w, snprintf(buf, sizeof(buf), "%d", lp->pid));
+	if (lp->tcmd) {
+		tcmd_w = max_i(tcmd_w, cmd_width(lp->tcmd));
+		prt_tcmd = true;
 	}
-	if (!hdr)
-		print_header();
+	if (lp->tid) {
+		tid_w = max_i(tid_w, snprintf(buf, sizeof(buf), "%d",
+					      lp->tid));
+		prt_tid = true;
+	}
+	if (opt.fcntx && lp->cntx)
+		cntx_w = max_i(cntx_w, strlen(lp->cntx));
+	if (opt.fppid)
+		ppid_w = max_i(ppid_w, snprintf(buf, sizeof(buf), "%d",
+						lp->ppid));
+	if (opt.fpgid)
+		pgid_w = max_i(pgid_w, snprintf(buf, sizeof(buf), "%d",
+						lp->pgid));
+	user_w = max_i(user_w, strlen(user));
+}
+
+/* Pass 0: the file's columns as wide as this row needs. */
+static void size_file(const struct lfile *lf, const char *fg, const char *nl)
+{
+	char buf[128];
+
+	fd_w = max_i(fd_w, strlen(fd_column(lf, buf, sizeof(buf))));
+	type_w = max_i(type_w, strlen(lf->type));
+	if (opt.fsv_fg)
+		fg_w = max_i(fg_w, strlen(fg));
+	dev_w = max_i(dev_w, strlen(dev_string(lf, buf, sizeof(buf))));
+	szoff_w = max_i(szoff_w, strlen(szoff_string(lf, buf, sizeof(buf))));
+	if (opt.fnlink)
+		nl_w = max_i(nl_w, strlen(nl));
+	node_w = max_i(node_w, strlen(node_string(lf, buf, sizeof(buf))));
+}
+
+/* Pass 1: COMMAND to USER. */
+static void print_proc_columns(const struct lproc *lp, const char *cmd,
+			       const char *user)
+{
 	l_cmd(cmd, cmd_w);
 	l_int(pid_w, lp->pid);
 	if (prt_tid) {
@@ -616,14 +617,18 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 	if (opt.fpgid)
 		l_int(pgid_w, lp->pgid);
 	l_str(user_w, user_w, user);
-	{
-		char acc = lf->lock == ' ' ? lf->access :
-			   lf->access == ' ' ? '-' : lf->access;
-		char ends[2] = { acc, lf->lock };
+}
 
-		l_str(fd_w - 2, fd_w - 2, lf->fd);
-		l_put(ends, 2);
-	}
+/* Pass 1: FD to NAME. */
+static void print_file_columns(const struct lfile *lf, const char *fg,
+			       const char *nl)
+{
+	char acc = lf->lock == ' ' ? lf->access :
+		   lf->access == ' ' ? '-' : lf->access;
+	char ends[2] = { acc, lf->lock }, buf[128];
+
+	l_str(fd_w - 2, fd_w - 2, lf->fd);
+	l_put(ends, 2);
 	l_str(type_w, type_w, lf->type);
 	if (opt.fsv_fg)
 		l_str(fg_w, fg_w, fg);
@@ -634,6 +639,29 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 	l_str(node_w, node_w, node_string(lf, buf, sizeof(buf)));
 	l_put(" ", 1);
 	l_name(name_string(lf, false));
+}
+
+/* lsof's print_file(): size (pass 0) or print (pass 1) one row. */
+static void print_file(const struct lproc *lp, const struct lfile *lf)
+{
+	const char *cmd = lp->cmd && *lp->cmd ? lp->cmd : "(unknown)";
+	const char *user = printuid(lp->uid, NULL);
+	const char *fg = show_fflags(lf) ? print_fflags(lf->ffg) : "";
+	char nl[32];
+
+	if (lf->nlink_def)
+		snprintf(nl, sizeof(nl), " %ld", lf->nlink);
+	else
+		nl[0] = 0;
+	if (!pr_pass) {
+		size_proc(lp, cmd, user);
+		size_file(lf, fg, nl);
+		return;
+	}
+	if (!hdr)
+		print_header();
+	print_proc_columns(lp, cmd, user);
+	print_file_columns(lf, fg, nl);
 }
 
 /* lsof's print_proc(): true when something of @lp was listed. */

@@ -17,14 +17,9 @@
 
 #include "gvlsof.h"
 
-/* lsof's is_proc_excl(): true when the process (or task) is excluded. */
-bool is_proc_excl(int pid, int pgid, uid_t uid, unsigned *pss, unsigned *sf,
-		  int tid)
+/* -u ^, -g ^, -p ^: an exclusion comes before any selection */
+static bool excluded_by_id(int pid, int pgid, uid_t uid)
 {
-	unsigned f = opt.sel_flags;
-	unsigned ids = SEL_PGID | SEL_PID | SEL_UID | SEL_TASK;
-
-	*pss = *sf = 0;
 	for (size_t i = 0; i < opt.nuid; i++)
 		if (opt.suid[i].excl && opt.suid[i].uid == uid)
 			return true;
@@ -34,55 +29,71 @@ bool is_proc_excl(int pid, int pgid, uid_t uid, unsigned *pss, unsigned *sf,
 	for (size_t i = 0; i < opt.npid; i++)
 		if (opt.spid[i].x && opt.spid[i].id == pid)
 			return true;
+	return false;
+}
+
+/* The -p or -g entry of @id in @l, marked found; NULL if none. */
+static struct int_lst *id_selected(struct int_lst *l, size_t n, int id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!l[i].x && l[i].id == id) {
+			l[i].found = true;
+			return &l[i];
+		}
+	return NULL;
+}
+
+static bool uid_selected(uid_t uid)
+{
+	for (size_t i = 0; i < opt.nuid; i++)
+		if (!opt.suid[i].excl && opt.suid[i].uid == uid) {
+			opt.suid[i].found = true;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * lsof's is_proc_excl(): true when the process (or task) is excluded;
+ * *@pss and *@sf say whether and by what a process criterion selected it.
+ */
+bool is_proc_excl(int pid, int pgid, uid_t uid, unsigned *pss, unsigned *sf,
+		  int tid)
+{
+	unsigned f = opt.sel_flags;
+	unsigned ids = SEL_PGID | SEL_PID | SEL_UID | SEL_TASK;
+
+	*pss = *sf = 0;
+	if (excluded_by_id(pid, pgid, uid))
+		return true;
 	if (opt.all_proc) {
 		*pss = PS_PRI;
 		*sf = opt.sel_all;
 		return false;
 	}
 	if (opt.npgidi && (f & SEL_PGID)) {
-		for (size_t i = 0; i < opt.npgid; i++) {
-			if (opt.spgid[i].x || opt.spgid[i].id != pgid)
-				continue;
-			opt.spgid[i].found = true;
+		if (id_selected(opt.spgid, opt.npgid, pgid)) {
 			*pss = PS_PRI;
 			*sf = SEL_PGID;
-			if (f == SEL_PGID)
-				return false;
-			break;
 		}
-		if (f == SEL_PGID && !*sf)
-			return true;
+		if (f == SEL_PGID)
+			return !*sf;
 	}
 	if (opt.npidi && (f & SEL_PID)) {
-		bool hit = false;
-
-		for (size_t i = 0; i < opt.npid; i++) {
-			if (opt.spid[i].x || opt.spid[i].id != pid)
-				continue;
-			opt.spid[i].found = true;
+		if (id_selected(opt.spid, opt.npid, pid)) {
 			*pss = PS_PRI;
 			*sf |= SEL_PID;
-			hit = true;
-			if (f == SEL_PID)
-				return false;
-			break;
 		}
-		if (f == SEL_PID && !hit && !*sf)
-			return true;
+		if (f == SEL_PID)
+			return !*sf;
 	}
 	if (opt.nuidincl && (f & SEL_UID)) {
-		for (size_t i = 0; i < opt.nuid; i++) {
-			if (opt.suid[i].excl || opt.suid[i].uid != uid)
-				continue;
-			opt.suid[i].found = true;
+		if (uid_selected(uid)) {
 			*pss = PS_PRI;
 			*sf |= SEL_UID;
-			if (f == SEL_UID)
-				return false;
-			break;
 		}
-		if (f == SEL_UID && !(*sf & SEL_UID))
-			return true;
+		if (f == SEL_UID)
+			return !(*sf & SEL_UID);
 	}
 	if ((f & SEL_TASK) && tid) {
 		*pss = PS_PRI;
@@ -92,11 +103,8 @@ bool is_proc_excl(int pid, int pgid, uid_t uid, unsigned *pss, unsigned *sf,
 	}
 	if (!*sf)
 		return opt.fand && (f & ids);
-	if (f & ids) {
-		if (opt.fand)
-			return (f & ids) != *sf;
-		return false;
-	}
+	if (f & ids)
+		return opt.fand && (f & ids) != *sf;
 	return opt.fand;
 }
 
@@ -181,6 +189,23 @@ int ck_fd_status(const char *nm, int num)
 	return 0;
 }
 
+/* Whether -d selects descriptor (or special file) @nm/@num: SEL_FD. */
+bool fd_selects(const char *nm, int num)
+{
+	int fds = ck_fd_status(nm, num);
+
+	return opt.fdl_ty == 0 ? fds == 2 : fds != 1;
+}
+
+/*
+ * Whether -d alone makes @nm/@num listable, whatever the file is: it is
+ * ORed with the other criteria (no -a) and selects it.
+ */
+bool fd_lists(const char *nm, int num)
+{
+	return opt.nfdl && !opt.fand && fd_selects(nm, num);
+}
+
 /*
  * Whether descriptor (or special file) @nm/@num of @lp can be listed at
  * all: when -d is the only file criterion, or is ANDed, a descriptor it
@@ -188,12 +213,7 @@ int ck_fd_status(const char *nm, int num)
  */
 bool fd_may_select(const struct lproc *lp, const char *nm, int num)
 {
-	int fds;
-
-	if (!opt.nfdl || opt.feptE)
-		return true;
-	fds = ck_fd_status(nm, num);
-	if (opt.fdl_ty == 0 ? fds == 2 : fds != 1)
+	if (!opt.nfdl || opt.feptE || fd_selects(nm, num))
 		return true;
 	/* not selected by -d: only another criterion can list it */
 	if (opt.fand)
@@ -236,12 +256,8 @@ struct lfile *alloc_lfile(struct lproc *lp, const char *nm, int num)
 		snprintf(lf->fd, sizeof(lf->fd), "%4d", num);
 	else if (num >= 0)
 		snprintf(lf->fd, sizeof(lf->fd), "*%03d", num % 1000);
-	if (opt.nfdl && (nm || num >= 0)) {
-		int fds = ck_fd_status(nm, nm ? -1 : num);
-
-		if (opt.fdl_ty == 0 ? fds == 2 : fds != 1)
-			lf->sf |= SEL_FD;
-	}
+	if (opt.nfdl && (nm || num >= 0) && fd_selects(nm, nm ? -1 : num))
+		lf->sf |= SEL_FD;
 	return lf;
 }
 

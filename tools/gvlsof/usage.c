@@ -10,9 +10,12 @@
 
 #include "gvlsof.h"
 
-#define REPO_URL	"https://github.com/lsof-org/lsof"
-#define FAQ_URL		REPO_URL "/blob/master/00FAQ"
-#define MAN_URL		REPO_URL "/blob/master/Lsof.8"
+/*
+ * Where lsof names its home and its FAQ, gvlsof names the project it is
+ * part of, and its manual (lsof's places are not ours to send users to).
+ */
+#define PROJECT		"getvalues"
+#define MANUAL		"gvlsof(1) and its DIFFERENCES FROM LSOF"
 
 extern const char field_ids[];
 
@@ -152,11 +155,12 @@ static void help(void)
 void usage(int err, bool fh, bool version)
 {
 	if (opt.fhelp || err) {
-		fprintf(stderr, "%s %s\n latest revision: %s\n", opt.pn,
-			LSOF_REVISION, REPO_URL);
-		fprintf(stderr, " latest FAQ: %s\n", FAQ_URL);
-		fprintf(stderr, " latest (non-formatted) man page: %s\n",
-			MAN_URL);
+		fprintf(stderr, "%s %s\n part of %s %d.%d.%d: lsof %s's "
+			"options and output on libgetvalues\n", opt.pn,
+			LSOF_REVISION, PROJECT, GETVALUES_VERSION_MAJOR,
+			GETVALUES_VERSION_MINOR, GETVALUES_VERSION_PATCH,
+			LSOF_REVISION);
+		fprintf(stderr, " manual: %s\n", MANUAL);
 		fprintf(stderr, " usage: [-?abhKlnNoOPRtUvVX] [+|-c c] [+|-d s] "
 			"[+D D] [+|-E] [+|-e s] [+|-f[gG]]\n"
 			" [-F [f]] [-g [s]] [-i [i]] [+|-L [l]] "
@@ -184,13 +188,12 @@ void usage(int err, bool fh, bool version)
 	if (version) {
 		fprintf(stderr, "%s version information:\n", opt.pn);
 		fprintf(stderr, "    revision: %s\n", LSOF_REVISION);
-		fprintf(stderr, "    implementation: gvlsof, lsof %s's "
-			"interface on libgetvalues %d.%d\n", LSOF_REVISION,
-			GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR);
-		fprintf(stderr, "    latest revision: %s\n", REPO_URL);
-		fprintf(stderr, "    latest FAQ: %s\n", FAQ_URL);
-		fprintf(stderr, "    latest (non-formatted) man page: %s\n",
-			MAN_URL);
+		fprintf(stderr, "    implementation: gvlsof, part of %s "
+			"%d.%d.%d: lsof %s's interface on libgetvalues\n",
+			PROJECT,
+			GETVALUES_VERSION_MAJOR, GETVALUES_VERSION_MINOR,
+			GETVALUES_VERSION_PATCH, LSOF_REVISION);
+		fprintf(stderr, "    manual: %s\n", MANUAL);
 		fprintf(stderr, "    Anyone can list all files.\n");
 		fprintf(stderr, "    /dev warnings are disabled.\n");
 		fprintf(stderr, "    Kernel ID check is disabled.\n");
