@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/lsof.h"
+#include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
 
@@ -56,9 +57,14 @@ void ls_init(const char *tag)
 	snprintf(dir, sizeof(dir), "%s/bin", ls_dir);
 	if (mkdir(dir, 0755))
 		tap_bail("mkdir %s: %s", dir, strerror(errno));
+	/*
+	 * A copy, not a link: the build tree may be where another user
+	 * cannot reach (a clone in /root), and some checks run it as nobody.
+	 */
 	snprintf(ls_as_lsof, sizeof(ls_as_lsof), "%s/lsof", dir);
-	if (symlink(ls_tool, ls_as_lsof))
-		tap_bail("symlink: %s", strerror(errno));
+	if (t_copy_file(ls_tool, ls_as_lsof, 0755))
+		tap_bail("copy %s to %s: %s", ls_tool, ls_as_lsof,
+			 strerror(errno));
 }
 
 void ls_kill_holders(void)
@@ -148,52 +154,6 @@ void *ls_idle(void *name)
 	return NULL;
 }
 
-static pid_t ls_brief_parent;
-
-pid_t ls_brief(unsigned int ms)
-{
-	int p[2];
-	pid_t pid = 0;
-
-	if (pipe2(p, O_CLOEXEC))
-		tap_bail("pipe: %s", strerror(errno));
-	fflush(stdout);
-	ls_brief_parent = fork();
-	if (ls_brief_parent < 0)
-		tap_bail("fork: %s", strerror(errno));
-	if (!ls_brief_parent) {
-		pid_t c = fork();
-
-		if (!c) {
-			struct timespec ts = { ms / 1000,
-					       (ms % 1000) * 1000000L };
-
-			for (int fd = 3; fd < 1024; fd++)
-				close(fd);
-			nanosleep(&ts, NULL);
-			_exit(0);
-		}
-		if (write(p[1], &c, sizeof(c)) != sizeof(c))
-			_exit(1);
-		waitpid(c, NULL, 0);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &pid, sizeof(pid)) != sizeof(pid) || pid <= 0)
-		tap_bail("a brief process: it did not start");
-	close(p[0]);
-	return pid;
-}
-
-void ls_brief_reap(void)
-{
-	if (ls_brief_parent > 0)
-		waitpid(ls_brief_parent, NULL, 0);
-	ls_brief_parent = 0;
-}
-
-/* ---- running the tools ---- */
-
 void ls_run_free(struct ls_run *r)
 {
 	free(r->out);
@@ -226,11 +186,10 @@ char *ls_slurp(const char *path, size_t *len)
 	return b;
 }
 
-void ls_run_as(struct ls_run *r, const char *locale, uid_t as,
-	       const char *stdout_path, char *const argv[])
+pid_t ls_start_as(const char *locale, uid_t as, const char *stdout_path,
+		  char *const argv[])
 {
 	char out[PATH_MAX], err[PATH_MAX];
-	int st;
 	pid_t pid;
 
 	snprintf(out, sizeof(out), "%s/out", ls_dir);
@@ -255,13 +214,31 @@ void ls_run_as(struct ls_run *r, const char *locale, uid_t as,
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+void ls_finish(struct ls_run *r, pid_t pid, bool captured)
+{
+	char path[PATH_MAX];
+	int st;
+
 	if (waitpid(pid, &st, 0) < 0)
 		tap_bail("waitpid: %s", strerror(errno));
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r->out = stdout_path ? calloc(1, 1) : ls_slurp(out, &r->out_len);
-	r->err = ls_slurp(err, &r->err_len);
+	snprintf(path, sizeof(path), "%s/out", ls_dir);
+	r->out = captured ? ls_slurp(path, &r->out_len) : calloc(1, 1);
+	snprintf(path, sizeof(path), "%s/err", ls_dir);
+	r->err = ls_slurp(path, &r->err_len);
 	if (!r->out)
 		tap_bail("out of memory");
+}
+
+void ls_run_as(struct ls_run *r, const char *locale, uid_t as,
+	       const char *stdout_path, char *const argv[])
+{
+	pid_t pid = ls_start_as(locale, as, stdout_path, argv);
+
+	ls_finish(r, pid, !stdout_path);
 }
 
 void ls_run(struct ls_run *r, const char *tool,
@@ -281,6 +258,98 @@ void ls_run(struct ls_run *r, const char *tool,
 	}
 	argv[n] = NULL;
 	ls_run_as(r, locale, 0, NULL, (char *const *)argv);
+}
+
+/*
+ * A process that lives until killed (at most @ms milliseconds): a
+ * grandchild, so that its parent (which returns to the test as a zombie,
+ * reaped by brief_reap()) reaps it and it leaves no zombie behind.
+ */
+static pid_t brief_parent;
+
+static pid_t brief(unsigned int ms)
+{
+	int p[2];
+	pid_t pid = 0;
+
+	if (pipe2(p, O_CLOEXEC))
+		tap_bail("pipe: %s", strerror(errno));
+	fflush(stdout);
+	brief_parent = fork();
+	if (brief_parent < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (!brief_parent) {
+		pid_t c = fork();
+
+		if (!c) {
+			struct timespec ts = { ms / 1000,
+					       (ms % 1000) * 1000000L };
+
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
+			nanosleep(&ts, NULL);
+			_exit(0);
+		}
+		if (write(p[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		waitpid(c, NULL, 0);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &pid, sizeof(pid)) != sizeof(pid) || pid <= 0)
+		tap_bail("a brief process: it did not start");
+	close(p[0]);
+	return pid;
+}
+
+static void brief_reap(void)
+{
+	if (brief_parent > 0)
+		waitpid(brief_parent, NULL, 0);
+	brief_parent = 0;
+}
+
+/* How many times @mark is in the file @path now. */
+static int marks_in(const char *path, const char *mark, size_t mlen)
+{
+	size_t len;
+	char *out = ls_slurp(path, &len);
+	int n = 0;
+
+	for (const char *p = out; (p = memmem(p, out + len - p, mark, mlen));
+	     p += mlen)
+		n++;
+	free(out);
+	return n;
+}
+
+void ls_run_repeat(struct ls_run *r, const char *tool,
+		   const char *const *args, const char *mark, size_t mlen,
+		   int n)
+{
+	const char *argv[16] = { tool };
+	long long until = t_now_ms() + 120 * 1000;
+	pid_t pid = brief(240 * 1000), run;
+	size_t k = 1;
+	char spid[16];
+	siginfo_t si;
+
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	for (; *args && k < 13; args++)
+		argv[k++] = *args;
+	argv[k++] = "-p";
+	argv[k++] = spid;
+	argv[k] = NULL;
+	run = ls_start_as("C", 0, NULL, (char *const *)argv);
+	/* until the marks are there, the tool has ended, or two minutes */
+	while (marks_in(ls_path("out"), mark, mlen) < n &&
+	       t_now_ms() < until &&
+	       !waitid(P_PID, run, &si, WEXITED | WNOHANG | WNOWAIT) &&
+	       !si.si_pid)
+		usleep(20 * 1000);
+	kill(pid, SIGKILL);
+	brief_reap();
+	ls_finish(r, run, true);
 }
 
 void ls_diag_first_diff(const char *what, const char *a,
