@@ -234,6 +234,20 @@ int t_count_maps(const char *what)
 	return n;
 }
 
+int t_count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 int t_count_fds(void)
 {
 	return t_list_fds(NULL, 0);

@@ -28,6 +28,8 @@ int t_write_str(const char *path, const char *s);
 /* Reference read: open, read until EOF or @size, close; -1 with errno. */
 ssize_t t_orc_read(int dfd, const char *path, void *buf, size_t size);
 
+/* Threads of this process (/proc/self/task), or -1. */
+int t_count_threads(void);
 /* Number of open descriptors, counted without allocating (fork-safe). */
 int t_count_fds(void);
 /* Lines of /proc/self/maps that contain @what, or -1. */
