@@ -32,6 +32,31 @@ static long sysctl_num(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
+/*
+ * Whether / is a mount point, as mountinfo shows it: not in a chroot
+ * (of a directory that is not one), where the kernel refuses user
+ * namespaces and a recursive change of /'s propagation.
+ */
+static bool root_is_mount_point(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return true;	/* no telling: say nothing of a chroot */
+	while (!found && getline(&line, &cap, f) > 0) {
+		char point[8];
+
+		found = sscanf(line, "%*s %*s %*s %*s %7s", point) == 1 &&
+			!strcmp(point, "/");
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
 /* Why unshare(CLONE_NEWUSER) failed with @err, in words. */
 static const char *userns_refused(int err)
 {
@@ -52,9 +77,13 @@ static const char *userns_refused(int err)
 		       "this one has more (make it in a child)";
 	if (err == EINVAL)
 		return "the kernel has no user namespaces (CONFIG_USER_NS)";
+	if (err == EPERM && !root_is_mount_point())
+		return "a chroot (/ is not a mount point), where the kernel "
+		       "refuses user namespaces";
 	snprintf(why, sizeof(why), "needs root, or a user namespace: "
 		 "unshare(CLONE_NEWUSER): %s%s", strerror(err),
-		 err == EPERM ? " (a chroot, or a seccomp filter?)" : "");
+		 err == EPERM ? " (a seccomp filter or a security module?)" :
+		 "");
 	return why;
 }
 
@@ -83,6 +112,7 @@ const char *t_private_mounts(bool *userns)
 	static char why[160];
 	bool in_userns = false;
 	const char *no;
+	int err;
 
 	if (geteuid() != 0 || unshare(CLONE_NEWNS)) {
 		no = enter_userns();
@@ -94,11 +124,12 @@ const char *t_private_mounts(bool *userns)
 		*userns = in_userns;
 	if (!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return NULL;
-	if (errno == EINVAL)
-		return "/ is not a mount point here (a chroot?): mounts made "
-		       "below it could not be kept from the host";
+	err = errno;
+	if (err == EINVAL && !root_is_mount_point())
+		return "a chroot (/ is not a mount point): mounts made here "
+		       "could not be kept from the host";
 	snprintf(why, sizeof(why), "mount --make-rprivate /: %s",
-		 strerror(errno));
+		 strerror(err));
 	return why;
 }
 
