@@ -61,7 +61,7 @@ bool gvt_entry_error(const struct name_val *e, const void *pos, int err,
  */
 int gvt_setxattr(const char *path, const char *name, const void *value,
 		 size_t len);
-/* @s (a getvalues name or an xattr name) with "user." as gvt_setxattr() set it. */
+/* @s (a getvalues or an xattr name), "user." as gvt_setxattr() set it. */
 const char *gvt_xname(const char *s);
 
 /*
