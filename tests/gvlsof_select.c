@@ -11,6 +11,7 @@
  * the holders' processes (-a -p) wherever the selection allows it.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,6 +34,13 @@
 #include "lib/tap.h"
 
 static int tcp_port;
+
+/*
+ * The holders' command names begin with a tag of this run, so that -c
+ * selects them and no process of another program (or of this test run
+ * at the same time by someone else): "TAG files" and "TAGclient".
+ */
+static char tag[8], cmd_files[16], cmd_client[16];
 
 /* The holders' files live in t/, apart from the tools' own output. */
 static const char *tpath(const char *name)
@@ -60,7 +68,7 @@ static void hold_files(void *arg)
 	int fd;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "gv files");
+	prctl(PR_SET_NAME, cmd_files);
 	open_in_dir("rw", O_RDWR);
 	open_in_dir("ro", O_RDONLY);
 	open_in_dir("sub/deep/leaf", O_RDONLY);
@@ -96,7 +104,7 @@ static void hold_client(void *arg)
 	int fd;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "gvclient");
+	prctl(PR_SET_NAME, cmd_client);
 	open_in_dir("ro", O_RDONLY);
 	fd = ls_must(socket(AF_INET, SOCK_STREAM, 0), "socket");
 	ls_must(connect(fd, (void *)&sin, sizeof(sin)), "connect");
@@ -160,14 +168,25 @@ static void file_names(void)
 
 static void process_selections(void)
 {
-	SAME("-c", "gv");
-	SAME("-c", "gvc");
-	SAME("-c", "/^gv f/");
-	SAME("-c", "/GVC/i");
-	SAME("-c", "/gv.l/b");
-	SAME("-a", "-p", pids, "-c", "^gvc");
-	SAME("-c", "gv", "-c", "^gvc");
-	SAME("-c", "gvc", "-c", "^gvc");
+	char c[6][24];
+
+	/* TAG as "gv" was: both holders; TAGc as "gvc": the client */
+	snprintf(c[0], sizeof(c[0]), "%sc", tag);
+	snprintf(c[1], sizeof(c[1]), "/^%s f/", tag);
+	snprintf(c[2], sizeof(c[2]), "/%sC/i", tag);
+	for (char *u = c[2]; *u; u++)
+		*u = toupper((unsigned char)*u);
+	c[2][strlen(c[2]) - 1] = 'i';
+	snprintf(c[3], sizeof(c[3]), "/%s.l/b", tag);
+	snprintf(c[4], sizeof(c[4]), "^%sc", tag);
+	SAME("-c", tag);
+	SAME("-c", c[0]);
+	SAME("-c", c[1]);
+	SAME("-c", c[2]);
+	SAME("-c", c[3]);
+	SAME("-a", "-p", pids, "-c", c[4]);
+	SAME("-c", tag, "-c", c[4]);
+	SAME("-c", c[0], "-c", c[4]);
 	SAME("-c", "1234567890123456");
 	SAME("-c", "/[/");
 	SAME("-c", "/x/q");
@@ -182,8 +201,8 @@ static void process_selections(void)
 	SAME("-g", "x");
 	SAME("-p", pid0, "-p", pid1);
 	SAME("-p", pids, "-p", "^", pid1);
-	SAME("-p", pid0, "-a", "-c", "gvc");
-	SAME("-p", pid0, "-c", "gvc");
+	SAME("-p", pid0, "-a", "-c", c[0]);
+	SAME("-p", pid0, "-c", c[0]);
 	SAME("-p", "999999999");
 	SAME("-V", "-p", "999999999");
 	SAME("-p", "abc");
@@ -448,6 +467,10 @@ int main(void)
 		tap_skip_all("lsof is not installed (make check installs it "
 			     "through scripts/deps.sh)");
 	ls_init("gvlsof-select");
+	snprintf(tag, sizeof(tag), "gq%c%c", 'a' + getpid() % 26,
+		 'a' + getpid() / 26 % 26);
+	snprintf(cmd_files, sizeof(cmd_files), "%s files", tag);
+	snprintf(cmd_client, sizeof(cmd_client), "%sclient", tag);
 	{
 		char sub[PATH_MAX];
 

@@ -87,7 +87,10 @@ void ls_diag_first_diff(const char *what, const char *a, const char *b);
 
 /*
  * lsof and gvlsof with the same arguments, in locale @locale: the same
- * exit status, standard output and standard error. One check.
+ * exit status, standard output and standard error. One check. Where the
+ * arguments do not keep the output to named processes (-a -p), other
+ * programs' processes may come or go between the two runs: up to three
+ * tries, each diagnosed.
  */
 bool ls_same(const char *locale, const char *const *args);
 /* ls_same() with the arguments that follow, a NULL ends them */
