@@ -57,7 +57,8 @@ bool gvt_entry_error(const struct name_val *e, const void *pos, int err,
  * Set the xattr @name, written "user.NAME", on @path (not following a
  * symlink). Where the file system takes no user xattrs (tmpfs before
  * Linux 6.6) but this process is real root, "trusted.NAME" instead, and
- * gvt_xname() maps every name from then on. 0, or -1 with errno.
+ * gvt_xname() maps every name from then on; where neither can be, every
+ * check skips, saying so. Call it before the first check. 0, or -1/errno.
  */
 int gvt_setxattr(const char *path, const char *name, const void *value,
 		 size_t len);
