@@ -29,6 +29,7 @@
 #include <getvalues.h>
 
 #include "lib/backends.h"
+#include "lib/mounts.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -180,6 +181,7 @@ static void run(void *arg)
 	char origin[2100], path[4200], buf[8192];
 	int fifo_w, queued = -1, ret, err;
 	bool userns, handle, leaked;
+	const char *why;
 	struct name_val e;
 	pid_t decoy = -1;
 
@@ -188,10 +190,9 @@ static void run(void *arg)
 	if (fifo_w < 0 || write(fifo_w, fifo_data, strlen(fifo_data)) !=
 	    (ssize_t)strlen(fifo_data))
 		tap_bail("FIFO: %s", strerror(errno));
-	if (t_private_mounts(&userns)) {
-		tap_skip(3, "%s: no private mount namespace (needs root, or "
-			 "unprivileged user namespaces): %s", plant_names[j->p],
-			 strerror(errno));
+	if ((why = t_private_mounts(&userns))) {
+		tap_skip(3, "%s: no private mount namespace: %s",
+			 plant_names[j->p], why);
 		goto out;
 	}
 	/* forked in the namespaces, so that its /proc/PID/fd is ours to read */

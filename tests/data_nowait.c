@@ -22,6 +22,7 @@
 #include <getvalues.h>
 
 #include "lib/backends.h"
+#include "lib/mounts.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -67,13 +68,19 @@ static void trace_all(void *arg)
 {
 	const struct t_backend *bs = arg;
 	char dir[2100];
+	const char *why;
 	bool userns;
 	int n = 0;
 
 	while (bs[n].name)
 		n++;
-	if (t_private_mounts(&userns) || userns) {
-		tap_skip(3 * n, "tracefs: mounting it needs root");
+	if ((why = t_private_mounts(&userns))) {
+		tap_skip(3 * n, "tracefs: no private mount namespace: %s", why);
+		return;
+	}
+	if (userns) {
+		tap_skip(3 * n, "tracefs: mounting it needs real root (not "
+			 "in a user namespace)");
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/tracing", top);

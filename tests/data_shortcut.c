@@ -30,6 +30,7 @@
 
 #include "internal.h"
 #include "lib/fifo.h"
+#include "lib/mounts.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -198,10 +199,11 @@ static void fifo_over_proc(void *arg)
 	char buf[256];
 	int r;
 	pid_t writer;
+	const char *why;
 	bool userns;
 
-	if (t_private_mounts(&userns)) {
-		tap_skip(2, "no private mount namespace: %s", strerror(errno));
+	if ((why = t_private_mounts(&userns))) {
+		tap_skip(2, "no private mount namespace: %s", why);
 		return;
 	}
 	snprintf(fifo, sizeof(fifo), "%s/fifo", top);

@@ -378,7 +378,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	dir_fd = t_fifo_dir("fork", top, sizeof(top), &fifo_st);
 	/* first, while this process has probed nothing: its children neither */
-	t_sub("cancel, first call", 20, cancel_probe_case, NULL);
+	t_sub("cancel, first call", 120, cancel_probe_case, NULL);
 
 	n = t_backends(bs, 10 + 3);
 	for (int i = 0; i < n; i++) {
@@ -386,7 +386,7 @@ int main(void)
 
 		snprintf(what, sizeof(what), "%s, cancel in open()",
 			 bs[i].name);
-		t_sub(what, 20, cancel_open_case, &bs[i]);
+		t_sub(what, 120, cancel_open_case, &bs[i]);
 		for (int w = IN_OPEN; w <= IN_READ; w++) {
 			struct job j = { &bs[i], w };
 

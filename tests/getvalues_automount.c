@@ -26,6 +26,7 @@
 #include <getvalues.h>
 
 #include "lib/backends.h"
+#include "lib/mounts.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -127,13 +128,19 @@ static void run(void *arg)
 	const struct t_backend *bs = arg;
 	char dbg[2100], tracing[2200];
 	struct statx am;
+	const char *why;
 	bool userns;
 	int n = 0;
 
 	while (bs[n].name)
 		n++;
-	if (t_private_mounts(&userns) || userns) {
-		tap_skip(CHECKS * n, "mounting debugfs needs root");
+	if ((why = t_private_mounts(&userns))) {
+		tap_skip(CHECKS * n, "no private mount namespace: %s", why);
+		return;
+	}
+	if (userns) {
+		tap_skip(CHECKS * n, "mounting debugfs needs real root (not in "
+			 "a user namespace)");
 		return;
 	}
 	snprintf(dbg, sizeof(dbg), "%s/dbg", top);

@@ -397,8 +397,6 @@ static void test_unprivileged(void)
 int main(void)
 {
 	treepath = gvt_scratch_tmpfs("call", "mode=0755");
-	if (!treepath)
-		tap_skip_all("needs root for a private mount namespace and tmpfs");
 	tree = open(treepath, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (tree < 0 || t_write_file(tree, "file", "contents\n", 9, 0644) ||
 	    mkdirat(tree, "dir", 0755) ||

@@ -38,6 +38,7 @@ static const char *scratch;	/* the tmpfs; holds "secret" and "origin" */
 static char originpath[PATH_MAX];
 static int origin;		/* $ORIGIN, O_PATH */
 static unsigned int chr_unused, blk_unused;
+static bool have_devices;	/* "null", "unused" and "blk" were made */
 
 enum want { W_FILE, W_LINK, W_DIR, W_ERR };
 
@@ -163,11 +164,24 @@ static const struct dcase cases[] = {
 	ERR("dir:missing/../dir", EINVAL),
 };
 
+/* Whether @name (GROUP:SUBPATH) is about one of the device nodes. */
+static bool names_device(const char *name)
+{
+	const char *sub = strrchr(name, ':');
+
+	return sub && (!strcmp(sub, ":null") || !strcmp(sub, ":unused") ||
+		       !strcmp(sub, ":blk"));
+}
+
 static void run_case(const struct dcase *c)
 {
 	static char want[GVT_BIG];
 	ssize_t n = 0;
 
+	if (!have_devices && names_device(c->name)) {
+		tap_skip(1, GVT_NO_DEVICES);
+		return;
+	}
 	switch (c->want) {
 	case W_FILE:
 		n = gvt_want_file(origin, c->path, want, sizeof(want));
@@ -221,8 +235,6 @@ static void setup(void)
 	int s, fd;
 
 	scratch = gvt_scratch_tmpfs("data", "mode=0755");
-	if (!scratch)
-		tap_skip_all("needs root for a private mount namespace and tmpfs");
 	snprintf(originpath, sizeof(originpath), "%s/origin", scratch);
 	fd = open(scratch, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || t_write_file(fd, "secret", "outside secret", 14, 0644) ||
@@ -259,11 +271,14 @@ static void setup(void)
 	    symlinkat("../..", origin, "dir/uplink") ||
 	    symlinkat("dir", origin, "dirlink") ||
 	    symlinkat("submount", origin, "tomnt") ||
-	    mkfifoat(origin, "fifo", 0644) ||
-	    mknodat(origin, "null", S_IFCHR | 0666, makedev(1, 3)) ||
-	    mknodat(origin, "unused", S_IFCHR | 0666, makedev(chr_unused, 0)) ||
-	    mknodat(origin, "blk", S_IFBLK | 0666, makedev(blk_unused, 0)))
+	    mkfifoat(origin, "fifo", 0644))
 		tap_bail("setup: %s", strerror(errno));
+	have_devices = gvt_mknod(origin, "null", S_IFCHR | 0666,
+				 makedev(1, 3)) &&
+		       gvt_mknod(origin, "unused", S_IFCHR | 0666,
+				 makedev(chr_unused, 0)) &&
+		       gvt_mknod(origin, "blk", S_IFBLK | 0666,
+				 makedev(blk_unused, 0));
 
 	/*
 	 * "outdir" holds the absolute path of the scratch tree. Beneath
@@ -344,13 +359,22 @@ static void test_never_opened(void)
 	static const char *const special[] = {
 		"fifo", "sock", "null", "unused", "blk",
 	};
-	const size_t n = sizeof(names) / sizeof(names[0]);
+	const size_t all = sizeof(names) / sizeof(names[0]);
 	struct name_val v[sizeof(names) / sizeof(names[0])];
+	const char *in[sizeof(names) / sizeof(names[0])];
 	char fifo[PATH_MAX + 8], dev[PATH_MAX + 8], buf[4096], ev[8192];
 	bool bad_event = false;
+	size_t n = 0;
 	int ino, ret, fd;
 	ssize_t len;
 	pid_t pid;
+
+	/* without devices, the same call but for their names */
+	for (size_t i = 0; i < all; i++)
+		if (have_devices || !names_device(names[i]))
+			in[n++] = names[i];
+	if (n < all)
+		tap_skip(all - n, GVT_NO_DEVICES);
 
 	snprintf(fifo, sizeof(fifo), "%s/fifo", originpath);
 	ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -361,34 +385,34 @@ static void test_never_opened(void)
 	signal(SIGALRM, on_alarm);
 	alarm(20);
 	for (size_t i = 0; i < n; i++)
-		v[i] = (struct name_val){ .name = names[i] };
+		v[i] = (struct name_val){ .name = in[i] };
 	v[0].value_in = (struct iovec){ buf, sizeof(buf) };
 	ret = getvalues(origin, "", v, n, AT_EMPTY_PATH);
 	tap_is_long(ret, n, "FIFO, socket, devices: every entry handled, no hang");
 	for (size_t i = 0; i < n; i++) {
-		const char *sub = strrchr(names[i], ':') + 1;
+		const char *sub = strrchr(in[i], ':') + 1;
 		char want[64];
 
-		if (!strncmp(names[i], "data:", 5)) {
+		if (!strncmp(in[i], "data:", 5)) {
 			tap_ok(v[i].error == (i == n - 1 ? EINVAL : ENODATA),
-			       "\"%s\": %s", names[i],
+			       "\"%s\": %s", in[i],
 			       i == n - 1 ? "EINVAL" : "ENODATA");
-		} else if (!strncmp(names[i], "dir:", 4)) {
+		} else if (!strncmp(in[i], "dir:", 4)) {
 			tap_ok(v[i].error == ENOTDIR, "\"%s\": ENOTDIR",
-			       names[i]);
+			       in[i]);
 		} else {
-			const char *field = strchr(names[i], ':') + 1;
+			const char *field = strchr(in[i], ':') + 1;
 			char f[16];
 			ssize_t w;
 
 			snprintf(f, sizeof(f), "%.*s",
 				 (int)(strchr(field, ':') - field), field);
 			w = gvt_want_stat(origin, sub,
-					  names[i][0] == 'l' ?
+					  in[i][0] == 'l' ?
 					  AT_SYMLINK_NOFOLLOW : 0,
 					  f, want, sizeof(want));
 			gvt_entry_value(&v[i], want, w, "\"%s\" (stat(2): %.*s)",
-					names[i], (int)(w > 0 ? w : 0), want);
+					in[i], (int)(w > 0 ? w : 0), want);
 		}
 	}
 
@@ -404,9 +428,14 @@ static void test_never_opened(void)
 	if (snprintf(dev, sizeof(dev), "%s/null", originpath) >=
 	    (int)sizeof(dev))
 		tap_bail("path too long");
-	ret = gvt_call1(AT_FDCWD, dev, 0, "data:", buf, sizeof(buf), &v[0]);
-	tap_ok(ret == 1 && v[0].error == ENODATA,
-	       "$ORIGIN a device: data: is ENODATA");
+	if (have_devices) {
+		ret = gvt_call1(AT_FDCWD, dev, 0, "data:", buf, sizeof(buf),
+				&v[0]);
+		tap_ok(ret == 1 && v[0].error == ENODATA,
+		       "$ORIGIN a device: data: is ENODATA");
+	} else {
+		tap_skip(1, GVT_NO_DEVICES);
+	}
 	alarm(0);
 
 	tap_ok(t_in_openat(pid),
@@ -426,10 +455,12 @@ static void test_never_opened(void)
 	}
 	tap_ok(!bad_event, "inotify saw no open of the FIFO, socket or devices");
 
-	/* the watch works: a real open of the device is seen */
-	fd = openat(origin, "null", O_RDONLY | O_CLOEXEC);
+	/* the watch works: a real open of the device (or file) is seen */
+	fd = openat(origin, have_devices ? "null" : "file",
+		    O_RDONLY | O_CLOEXEC);
 	len = read(ino, ev, sizeof(ev));
-	tap_ok(fd >= 0 && len > 0, "(inotify does see an open of the device)");
+	tap_ok(fd >= 0 && len > 0, "(inotify does see an open of the %s)",
+	       have_devices ? "device" : "file");
 	close(fd);
 	close(ino);
 

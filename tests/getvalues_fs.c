@@ -98,11 +98,10 @@ int main(void)
 	char plain[PATH_MAX], flagged[PATH_MAX], strict[PATH_MAX];
 	char path[PATH_MAX + 32], want[256];
 	struct statfs sfs;
+	bool have_dev;
 	ssize_t n;
 
 	tree = gvt_scratch_tmpfs("fs", "mode=0755");
-	if (!tree)
-		tap_skip_all("needs root for a private mount namespace and tmpfs");
 	mount_at("plain", 0, "size=4m,nr_inodes=100", plain, sizeof(plain));
 	mount_at("strict", MS_STRICTATIME, "size=1m", strict, sizeof(strict));
 	mount_at("flagged", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |
@@ -119,8 +118,7 @@ int main(void)
 	if (mkfifo(path, 0644))
 		tap_bail("fifo: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/dev", plain);
-	if (mknod(path, S_IFCHR | 0600, makedev(1, 3)))
-		tap_bail("dev: %s", strerror(errno));
+	have_dev = gvt_mknod(AT_FDCWD, path, S_IFCHR | 0600, makedev(1, 3));
 	snprintf(path, sizeof(path), "%s/link", plain);
 	if (symlink("/proc/self", path))
 		tap_bail("link: %s", strerror(errno));
@@ -133,7 +131,10 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/fifo", plain);
 	check_fs(path, 0, false, "a FIFO");
 	snprintf(path, sizeof(path), "%s/dev", plain);
-	check_fs(path, 0, false, "a device node");
+	if (have_dev)
+		check_fs(path, 0, false, "a device node");
+	else
+		tap_skip(2, GVT_NO_DEVICES);
 	snprintf(path, sizeof(path), "%s/link", plain);
 	check_fs(path, AT_SYMLINK_NOFOLLOW, false,
 		 "a symlink to procfs, not followed: tmpfs");

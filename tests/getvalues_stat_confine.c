@@ -24,6 +24,7 @@
 #include <getvalues.h>
 
 #include "lib/backends.h"
+#include "lib/mounts.h"
 #include "lib/sub.h"
 #include "lib/tap.h"
 #include "lib/util.h"
@@ -152,14 +153,14 @@ static void test_mounts(void *arg)
 	const struct t_backend *bs = arg;
 	char mnt[2200];
 	struct stat st;
+	const char *why;
 	bool userns;
 	int n = 0;
 
 	while (bs[n].name)
 		n++;
-	if (t_private_mounts(&userns)) {
-		tap_skip(3 * n, "no private mount namespace (needs root, or "
-			 "unprivileged user namespaces): %s", strerror(errno));
+	if ((why = t_private_mounts(&userns))) {
+		tap_skip(3 * n, "no private mount namespace: %s", why);
 		return;
 	}
 	/* by name: root_fd still sees the mounts of the namespace it came from */

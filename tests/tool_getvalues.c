@@ -312,9 +312,13 @@ static void test_mounts(void)
 		tap_skip(4, "kernel without STATX_MNT_ID");
 		return;
 	}
-	if (!mountinfo_of((unsigned int)stx.stx_mnt_id, mp, type, sizeof(mp)))
-		tap_bail("mount %llu of %s not in mountinfo",
-			 (unsigned long long)stx.stx_mnt_id, tg_dir);
+	if (!mountinfo_of((unsigned int)stx.stx_mnt_id, mp, type,
+			  sizeof(mp))) {
+		/* a chroot's mountinfo shows only the mounts within it */
+		tap_skip(4, "the mount of %s is out of this root's reach (a "
+			 "chroot?): mountinfo does not show it", tg_dir);
+		return;
+	}
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)stx.stx_mnt_id);
 	snprintf(ns, sizeof(ns), "mntns:%s", id);
 

@@ -812,12 +812,12 @@ static void check_errors(void)
 
 int main(void)
 {
+	const char *why;
+
 	tool_init("getvalues");
-	if (unshare(CLONE_NEWNS))
-		tap_skip_all("unshare(CLONE_NEWNS): %s (needs root)",
-			     strerror(errno));
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		tap_bail("make / private: %s", strerror(errno));
+	why = t_private_mounts(NULL);
+	if (why)
+		tap_skip_all("no private mount namespace: %s", why);
 	/* statmount(2), Linux 6.8: ENOSYS where missing, EFAULT here */
 	have_statmount = !(syscall(457, NULL, NULL, 0, 0) < 0 &&
 			   errno == ENOSYS);

@@ -190,7 +190,8 @@ static void make_tree(void)
 	t_fill_pattern(big, sizeof(big), 7);
 	if (d < 0 ||
 	    t_write_file(d, "text", "hello world\n", 12, 0644) ||
-	    t_write_file(d, "esc", tg_esc_data, sizeof(tg_esc_data) - 1, 0644) ||
+	    t_write_file(d, "esc", tg_esc_data, sizeof(tg_esc_data) - 1,
+			 0644) ||
 	    t_write_file(d, "utf8", utf8_data, sizeof(utf8_data) - 1, 0644) ||
 	    t_write_file(d, "big", big, sizeof(big), 0644) ||
 	    (t_fill_pattern(big, sizeof(big), 8), 0) ||
@@ -219,9 +220,9 @@ static void make_tree(void)
 	close(d);
 
 	snprintf(path, sizeof(path), "%s/text", tg_dir);
-	tg_have_xattr = !setxattr(path, "user.bin", tg_xattr_bin, sizeof(tg_xattr_bin),
-			       0) &&
-		     !setxattr(path, "user.txt", "v", 1, 0);
+	tg_have_xattr = !setxattr(path, "user.bin", tg_xattr_bin,
+				  sizeof(tg_xattr_bin), 0) &&
+			!setxattr(path, "user.txt", "v", 1, 0);
 	if (!tg_have_xattr && errno != ENOTSUP)
 		tap_bail("setxattr %s: %s", path, strerror(errno));
 }

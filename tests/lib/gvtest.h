@@ -24,9 +24,10 @@
 
 /*
  * Move the process into a private mount namespace (mounts made here are
- * seen by no one else and vanish with the process) and mount a fresh tmpfs
- * with @opts on a new scratch directory. Returns its path, or NULL with
- * errno when that is not permitted (not root).
+ * seen by no one else and vanish with the process; a user namespace too
+ * where the user is not root, t_private_mounts()) and mount a fresh tmpfs
+ * with @opts on a new scratch directory. Returns its path. Where there
+ * can be no private mount namespace, every check skips saying why.
  */
 const char *gvt_scratch_tmpfs(const char *tag, const char *opts);
 /* Mount a tmpfs on @path (inside the private namespace). 0 or -1/errno. */
@@ -51,6 +52,27 @@ bool gvt_entry_value(const struct name_val *e, const void *want,
 bool gvt_entry_error(const struct name_val *e, const void *pos, int err,
 		     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Set the xattr @name, written "user.NAME", on @path (not following a
+ * symlink). Where the file system takes no user xattrs (tmpfs before
+ * Linux 6.6) but this process is real root, "trusted.NAME" instead, and
+ * gvt_xname() maps every name from then on; where neither can be, every
+ * check skips, saying so. Call it before the first check. 0, or -1/errno.
+ */
+int gvt_setxattr(const char *path, const char *name, const void *value,
+		 size_t len);
+/* @s (a getvalues or an xattr name), "user." as gvt_setxattr() set it. */
+const char *gvt_xname(const char *s);
+
+/*
+ * mknodat(2) of a device node: true if made; false where devices cannot be
+ * made here (EPERM: a user namespace), and the checks that want one skip
+ * with GVT_NO_DEVICES. Any other failure bails out.
+ */
+bool gvt_mknod(int dfd, const char *name, mode_t mode, dev_t dev);
+#define GVT_NO_DEVICES "mknod of devices needs real root (not in a user " \
+	"namespace)"
 
 /* Independent sources of expected values; each returns a length or -1. */
 ssize_t gvt_want_file(int dfd, const char *path, char *buf, size_t size);

@@ -1,11 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mounts.h - building mount trees for the mount tests, in a private mount
- * namespace: paths below a top directory, mounts that bail out with what
- * failed, and the propagation kinds (shared, peer, slave, unbindable).
+ * mounts.h - a mount namespace of the test's own, for root and for any
+ * other user (through a user namespace), and mount trees built in it:
+ * paths below a top directory, mounts that bail out with what failed, and
+ * the propagation kinds (shared, peer, slave, unbindable).
  */
 #ifndef GV_TEST_MOUNTS_H
 #define GV_TEST_MOUNTS_H
+
+#include <stdbool.h>
+
+/*
+ * Move this process into a mount namespace of its own whose mounts reach
+ * no other namespace. Root gets a plain one; any other user (or root
+ * where that is refused) also gets a user namespace in which it is root
+ * (its uid and gid mapped to 0): enough for tmpfs, bind mounts and
+ * propagation changes, not for what needs real root (mknod of devices,
+ * trusted.* xattrs, a second user, most file system types). *@userns (if
+ * not NULL) says whether a user namespace was made. Returns NULL, or why
+ * not, as a skip says it (user namespaces disabled by a sysctl, a chroot,
+ * / not a mount point...); the process must then mount nothing.
+ */
+const char *t_private_mounts(bool *userns);
+
+/*
+ * Whether this process is root in the initial user namespace (euid 0,
+ * the whole uid range mapped): what a user namespace's root is not.
+ */
+bool t_real_root(void);
 
 /*
  * A fresh scratch directory tagged @tag with a tmpfs of its own on it

@@ -73,9 +73,10 @@ static void put(const char *name, const char *data, size_t len)
  */
 static void setup_mounts(void)
 {
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		tap_diag("no private mount namespace: %s", strerror(errno));
+	const char *why = t_private_mounts(NULL);
+
+	if (why) {
+		tap_diag("no private mount namespace: %s", why);
 		return;
 	}
 	mt_set_top(scratch);
@@ -137,7 +138,7 @@ static void setup_tree(void)
 	    symlinkat("/proc/self/cwd", np_scratch_fd, "magic") ||
 	    mkfifoat(np_scratch_fd, "fifo", 0644))
 		tap_bail("symlink, FIFO: %s", strerror(errno));
-	if (!geteuid() &&
+	if (t_real_root() &&
 	    mknodat(np_scratch_fd, "null", S_IFCHR | 0666, makedev(1, 3)))
 		tap_bail("mknod: %s", strerror(errno));
 
@@ -372,15 +373,14 @@ void np_one(const char *origin, const char *name)
 
 /*
  * Set up a test program: all skipped where the kernel lacks the calls;
- * the scratch tree, and as root the mounts.
+ * the scratch tree, and the mounts where a mount namespace can be had.
  */
 void np_start(void)
 {
 	if (gv_backend_usable(GV_BACKEND_NATIVE))
 		tap_skip_all("the kernel lacks getvalues(2) and readfile(2)");
 	setup_tree();
-	if (!geteuid())
-		setup_mounts();
+	setup_mounts();
 	tap_diag("%s, %s", scratch, np_have_mounts ? "with mounts" :
-		 "without mounts (not root)");
+		 "without mounts");
 }

@@ -56,7 +56,7 @@ void np_one(const char *origin, const char *name);
 
 /*
  * Set up a test program: all skipped where the kernel lacks the calls;
- * the scratch tree, and as root the mounts.
+ * the scratch tree, and the mounts where a mount namespace can be had.
  */
 void np_start(void);
 

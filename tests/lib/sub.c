@@ -10,13 +10,11 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -159,34 +157,6 @@ bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 		return false;
 	}
 	return failed == 0;
-}
-
-static int t_userns(void)
-{
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	char map[64];
-
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
-		return -1;
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)uid);
-	if (t_write_str("/proc/self/uid_map", map))
-		return -1;
-	if (t_write_str("/proc/self/setgroups", "deny") && errno != ENOENT)
-		return -1;
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)gid);
-	return t_write_str("/proc/self/gid_map", map);
-}
-
-int t_private_mounts(bool *userns)
-{
-	*userns = false;
-	if (geteuid() != 0 || unshare(CLONE_NEWNS)) {
-		if (t_userns())
-			return -1;
-		*userns = true;
-	}
-	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
 int t_as_nobody(void (*fn)(void *arg, void *res), void *arg, void *res,

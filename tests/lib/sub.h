@@ -2,8 +2,8 @@
 /*
  * sub.h - helpers for tests that must survive what they provoke: checks run
  * in a forked child under a deadline (a hang or a crash becomes a failing
- * check, never a stuck suite), private namespaces for root and for an
- * unprivileged user, seccomp filters, and bounded waits for threads.
+ * check, never a stuck suite), acting as another user, seccomp filters,
+ * and bounded waits for threads.
  */
 #ifndef GV_TEST_SUB_H
 #define GV_TEST_SUB_H
@@ -23,13 +23,6 @@
  */
 bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 	   void *arg);
-
-/*
- * Move this process into a private mount namespace: as root a plain one;
- * otherwise (or where root may not) a user namespace too, mapping our uid
- * and gid to 0 in it. *@userns says which. 0, or -1 with errno.
- */
-int t_private_mounts(bool *userns);
 
 /*
  * Run @fn(@arg, @res) in a child that is user and group nobody (65534, no

@@ -87,6 +87,27 @@ int t_tmpdir_fd(const char *tag)
 	return t_tmpdir_open(tag, NULL, 0);
 }
 
+int t_copy_file(const char *from, const char *to, mode_t mode)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ret = -1;
+	char buf[65536];
+	ssize_t n = -1;
+
+	if (in >= 0)
+		out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			goto done;
+	if (out >= 0 && n == 0 && !fchmod(out, mode))
+		ret = 0;
+done:
+	if (out >= 0 && close(out))
+		ret = -1;
+	if (in >= 0)
+		close(in);
+	return ret;
+}
+
 int t_write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -210,6 +231,20 @@ int t_count_maps(const char *what)
 	while (fgets(line, sizeof(line), f))
 		n += strstr(line, what) != NULL;
 	fclose(f);
+	return n;
+}
+
+int t_count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
 	return n;
 }
 

@@ -21,11 +21,15 @@ void t_fill_pattern(void *buf, size_t len, unsigned int seed);
 /* Create (or replace) @name under @dfd with @len bytes of @data. */
 int t_write_file(int dfd, const char *name, const void *data, size_t len,
 		 mode_t mode);
+/* A new file @to with @from's bytes and @mode: 0, or -1 with errno. */
+int t_copy_file(const char *from, const char *to, mode_t mode);
 /* Write the string @s into the existing file @path: 0, or -1 with errno. */
 int t_write_str(const char *path, const char *s);
 /* Reference read: open, read until EOF or @size, close; -1 with errno. */
 ssize_t t_orc_read(int dfd, const char *path, void *buf, size_t size);
 
+/* Threads of this process (/proc/self/task), or -1. */
+int t_count_threads(void);
 /* Number of open descriptors, counted without allocating (fork-safe). */
 int t_count_fds(void);
 /* Lines of /proc/self/maps that contain @what, or -1. */
