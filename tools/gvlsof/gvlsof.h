@@ -10,6 +10,7 @@
  *   options.c, args.c   the command line into struct opts and the
  *                       selection lists (PIDs, users, commands, FDs,
  *                       Internet addresses, file names);
+ *   files.c             the file and directory arguments, +d and +D;
  *   gather.c            the rounds: one getvalues() call with $ORIGIN
  *                       /proc asks the same few names for up to 256
  *                       processes (or tasks) at once: identity, then the
@@ -17,14 +18,19 @@
  *                       their descriptors. A selection is applied as early
  *                       as it can be, so that what cannot be listed is
  *                       never fetched;
+ *   fds.c               the descriptors of the admitted processes: which
+ *                       can be listed, their rounds of calls and rows;
+ *   batch.c             a round's names as getvalues_alloc_each() calls,
+ *                       shared out between threads;
  *   node.c, sock.c      each fetched file into a struct lfile, the row
  *                       lsof would print, with lsof's rules (node.c for
  *                       files, maps and anonymous inodes, sock.c for
  *                       sockets, from the /proc/net tables of net.c);
  *   select.c            which processes and files are selected;
  *   endpoint.c          -E/+E: the other ends of pipes, sockets, ptys...;
- *   print.c, field.c,   the rows as a table, as -F fields, as -J/-j JSON;
- *   json.c
+ *   print.c, field.c    the rows as a table (print.c), as -F fields and
+ *                       as -J/-j JSON (field.c);
+ *   usage.c             -h, -v and -F ?: what gvlsof says about itself;
  *   main.c              the repeat loop and the exit status.
  *
  * Memory for strings lives until the end of a cycle (salloc), so rows hold
@@ -578,7 +584,7 @@ const char *gethostnm(const unsigned char *ia, int af);
 const char *lkup_port(int p, int pr, char *buf, size_t size);
 
 /* ------------------------------------------------------------------ */
-/* endpoint.c, print.c, field.c, json.c                               */
+/* endpoint.c, print.c, field.c                                      */
 
 void endpoints_process(struct lproc **slp, size_t n);
 void endpoints_free(void);
