@@ -62,8 +62,9 @@ unsigned int getvalues_version(void);
  * @flags:   0, or O_NOFOLLOW and/or O_NOATIME; any other bit is EINVAL
  *
  * The file is opened read-only, read from offset 0 until end of file or until
- * @bufsize bytes are in @buf, and closed. Opening never blocks (a FIFO without
- * a writer reads as empty); reading blocks as read(2) would.
+ * @bufsize bytes are in @buf, and closed. It is opened as openat(2) opens with
+ * O_RDONLY | O_CLOEXEC | O_NOCTTY, never O_NONBLOCK: a FIFO without a writer
+ * blocks as open(2) would, and reading blocks as read(2) would.
  *
  * Return: the number of bytes read: 0 for an empty file or @bufsize 0, and
  * @bufsize when the file is at least that long (the caller sees truncation).

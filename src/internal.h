@@ -328,7 +328,7 @@ struct gv_ctx {
 	/* ... and the entries themselves, for where their values go */
 	const struct name_val *vec;
 
-	/* backend.c: how the data: values are fetched (enum gv_batch_state) */
+	/* batch.c: how the data: values are fetched (enum gv_batch_state) */
 	int batch_state;
 	struct gv_batch *batch;
 	bool running;		/* counted in batch.c's calls running */
