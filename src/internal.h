@@ -408,11 +408,13 @@ void gv_lookup_release(struct gv_ctx *ctx);
 /* proc.c: /proc, checked to be procfs before anything is opened there */
 struct statx;
 int gv_proc_open(const char *rel, int oflags);
-int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
-	      const struct statx *pinned);
 int gv_proc_fd_path(struct gv_ctx *ctx, int fd, char *buf, size_t size);
 int gv_proc_fd_dirfd(struct gv_ctx *ctx);
 void gv_proc_release(struct gv_ctx *ctx);
+
+/* reopen.c: the file pinned by @pin, opened with @oflags, checked */
+int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
+	      const struct statx *pinned);
 
 /*
  * open.c: data:SUBPATH opened without side effects, for data.c and the

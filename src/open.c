@@ -9,7 +9,7 @@
  * its driver). The strict way pins the last component with an O_PATH
  * descriptor from its confined directory (an O_PATH open opens nothing),
  * takes the type from that inode, and reopens it for reading only if it is
- * a regular file (proc.c), checking that what it opened is what it pinned.
+ * a regular file (reopen.c), checking that what it opened is what it pinned.
  * Deciding on the pinned inode rather than on a name is what keeps a FIFO
  * or a device that a rename swaps in under a file's name from ever being
  * opened. It costs eight system calls a file (pin, statx, reopen, check,
