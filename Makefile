@@ -54,7 +54,7 @@ GV_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(FLAVOUR_CFLAGS) \
 		   $(CPPFLAGS) $(CFLAGS)
 # -fexceptions: glibc's pthread_cleanup_push() is then a cleanup attribute
 # that the unwinding of a cancellation runs, not a setjmp() on every call
-# (readfile.c), as in glibc's own cancellation points.
+# (sync.c), as in glibc's own cancellation points.
 LIB_CFLAGS	:= $(GV_CFLAGS) -fPIC -fvisibility=hidden -fexceptions -Isrc
 LIB_LIBS	:= -luring -lpthread
 LDLIBS_ALL	:= $(LIB_LIBS)

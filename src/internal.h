@@ -47,7 +47,7 @@ void gv_fd_defer(struct gv_closer *c, int fd);	/* -1 is ignored */
 void gv_fd_flush(struct gv_closer *c);
 pid_t gv_tid(void);			/* the calling thread, cached */
 
-/* readfile.c */
+/* sync.c: readfile() on plain system calls (the sync and uring backends) */
 ssize_t gv_sync_readfile(int dfd, const char *path, void *buf, size_t size,
 			 int flags);
 
