@@ -119,6 +119,13 @@ struct gv_backend {
 	int (*batch_get)(struct gv_batch *batch, size_t i, struct gv_out *out);
 	void (*batch_free)(struct gv_batch *batch);
 	/*
+	 * Optional: whether a batch now costs no set-up (uring: this
+	 * thread's ring is made, working, of this process).
+	 */
+	bool (*warm)(void);
+	/* Optional: whether the batch leaves data:@path to data.c. */
+	bool (*refuses)(struct gv_ctx *ctx, const char *path);
+	/*
 	 * getvalues(), optional: the whole call, for a backend that does it
 	 * all itself (native). The count of entries handled, or -errno.
 	 */
