@@ -167,4 +167,5 @@ const struct gv_group gv_group_data = {
 	.syntax = GV_SYNTAX_VERBATIM,
 	.list = gv_data_list,
 	.get = gv_data_get,
+	.reads_files = true,
 };

@@ -87,4 +87,5 @@ const struct gv_group gv_group_fs = {
 	.name = "fs",
 	.syntax = GV_SYNTAX_FIELD,
 	.fields = gv_fs_fields,
+	.list = gv_list_fields,
 };

@@ -257,17 +257,19 @@ struct gv_group {
 	const char *name;
 	enum gv_syntax syntax;
 	const struct gv_field *fields;	/* NULL-terminated, or NULL */
-	/* "GROUP" alone, when it is not the list of field names */
+	/* "GROUP" alone: its listing (gv_list_fields: its fields' names) */
 	gv_getter list;
 	/* "GROUP:ARG" for verbatim groups */
 	gv_getter get;
 	/* "mntns:ID" alone: checks ID, then lists these fields */
 	const struct gv_field *id_fields;
+	/* "GROUP:SUBPATH" is a file's contents (data:), read by open.c */
+	bool reads_files;
 };
 
 /* A parsed name. */
 struct gv_req {
-	const struct gv_group *group;	/* NULL: the list of groups */
+	const struct gv_group *group;	/* NULL: unknown (err ENOENT) */
 	const struct gv_field *field;	/* NULL: a listing */
 	const char *arg;		/* SUBPATH, xattr name: NUL-terminated */
 	uint32_t id;			/* mntns:ID */
@@ -307,6 +309,9 @@ int gv_put_item(struct gv_out *out, const char *s, size_t n);
 int gv_put_read(struct gv_out *out, int fd, bool short_is_eof);
 /* The names of @fields as a list. */
 int gv_put_field_names(struct gv_out *out, const struct gv_field *fields);
+/* A gv_group's list getter: the names of the group's fields. */
+int gv_list_fields(struct gv_ctx *ctx, const struct gv_req *req,
+		   struct gv_out *out);
 /*
  * Let the kernel write the value into the caller's buffer: @*dst gets the
  * address, @*room the space. Returns -EGV_RETRY when earlier staged values
@@ -393,8 +398,6 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 		   struct gv_req *reqs, struct gv_names *names,
 		   const struct gv_preread *pre);
 void gv_names_free(struct gv_names *names);
-int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
-		 struct gv_out *out);
 
 /* walk.c: see walk.h */
 struct gv_walk;

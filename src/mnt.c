@@ -746,6 +746,7 @@ const struct gv_group gv_group_mnt = {
 	.name = "mnt",
 	.syntax = GV_SYNTAX_FIELD,
 	.fields = gv_mnt_fields,
+	.list = gv_list_fields,
 };
 
 const struct gv_group gv_group_mntns = {

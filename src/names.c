@@ -24,6 +24,25 @@ static const struct gv_group *const gv_top[] = {
 	&gv_group_dir, &gv_group_stat, &gv_group_lstat, &gv_group_fs,
 };
 
+/* "": the list of groups, as a group of its own that only lists */
+static int gv_list_groups(struct gv_ctx *ctx, const struct gv_req *req,
+			  struct gv_out *out)
+{
+	int err = 0;
+
+	(void)ctx;
+	(void)req;
+	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top) && !err; i++)
+		err = gv_put_item(out, gv_top[i]->name,
+				  strlen(gv_top[i]->name));
+	return err;
+}
+
+static const struct gv_group gv_group_top = {
+	.name = "",
+	.list = gv_list_groups,
+};
+
 static const struct gv_group *gv_find_group(const char *name, size_t len)
 {
 	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
@@ -142,8 +161,10 @@ static size_t gv_parse_one(const char *name, struct gv_req *req)
 	const struct gv_group *g;
 
 	*req = (struct gv_req){ 0 };
-	if (!*name)
-		return 0;	/* the list of groups */
+	if (!*name) {
+		req->group = &gv_group_top;
+		return 0;	/* the list of groups: no prefix */
+	}
 	g = gv_find_group(name, glen);
 	req->group = g;
 	req->follow = g == &gv_group_stat;
@@ -370,30 +391,4 @@ out:
 		gv_names_free(names);
 	gv_scratch_put(GV_SCRATCH_NAMES, mem);
 	return err;
-}
-
-static int gv_list_groups(struct gv_out *out)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top) && !err; i++)
-		err = gv_put_item(out, gv_top[i]->name,
-				  strlen(gv_top[i]->name));
-	return err;
-}
-
-int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
-		 struct gv_out *out)
-{
-	const struct gv_group *g = req->group;
-
-	if (!g)
-		return gv_list_groups(out);
-	if (req->field)
-		return req->field->get(ctx, req, out);
-	if (req->arg || req->has_id)
-		return g->get(ctx, req, out);
-	if (g->list)
-		return g->list(ctx, req, out);
-	return gv_put_field_names(out, g->fields);
 }

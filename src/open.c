@@ -134,8 +134,8 @@ bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
 
 bool gv_data_is_file(const struct gv_req *req)
 {
-	return req->group == &gv_group_data && !req->err && req->arg &&
-	       *req->arg && gv_subpath_valid(req->arg);
+	return req->group && req->group->reads_files && !req->err &&
+	       req->arg && *req->arg && gv_subpath_valid(req->arg);
 }
 
 /*

@@ -130,6 +130,14 @@ int gv_put_field_names(struct gv_out *out, const struct gv_field *fields)
 	return err;
 }
 
+/* A group's listing when it is the names of its fields (stat, fs, mnt). */
+int gv_list_fields(struct gv_ctx *ctx, const struct gv_req *req,
+		   struct gv_out *out)
+{
+	(void)ctx;
+	return gv_put_field_names(out, req->group->fields);
+}
+
 /*
  * One read(2). A read that would block ends the value (SPEC v2: data:
  * never waits, and what was read is kept): 0, like end of file.

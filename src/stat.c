@@ -243,10 +243,12 @@ const struct gv_group gv_group_stat = {
 	.name = "stat",
 	.syntax = GV_SYNTAX_FIELD_SUBPATH,
 	.fields = gv_stat_fields,
+	.list = gv_list_fields,
 };
 
 const struct gv_group gv_group_lstat = {
 	.name = "lstat",
 	.syntax = GV_SYNTAX_FIELD_SUBPATH,
 	.fields = gv_stat_fields,
+	.list = gv_list_fields,
 };

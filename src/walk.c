@@ -206,6 +206,22 @@ static int gv_place(struct gv_walk *w, const struct gv_bufstate *before,
 }
 
 /*
+ * The value of the parsed name @req, from its group's table: a field's
+ * getter, the group's getter for an argument or an ID, or its listing.
+ */
+static int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
+			struct gv_out *out)
+{
+	const struct gv_group *g = req->group;
+
+	if (req->field)
+		return req->field->get(ctx, req, out);
+	if (req->arg || req->has_id)
+		return g->get(ctx, req, out);
+	return g->list(ctx, req, out);
+}
+
+/*
  * Fetch and place the value of entry w->cur. Returns 0 when the walk goes
  * on, 1 when the entry overflowed (the walk stops), -EGV_RETRY when the
  * batch a getter flushed could not be written, or -ENOMEM: SPEC 2.2, the
