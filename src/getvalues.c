@@ -241,8 +241,7 @@ static int gv_library_getvalues(int dfd, const char *path,
 out:
 	gv_batch_end(&ctx);
 	gv_lookup_release(&ctx);
-	gv_stat_release(&ctx);
-	gv_mnt_release(&ctx);
+	gv_groups_release(&ctx);
 	if (!ctx.origin_borrowed)
 		gv_fd_defer(&ctx.closing, ctx.origin);
 	gv_fd_flush(&ctx.closing);

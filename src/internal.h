@@ -265,6 +265,8 @@ struct gv_group {
 	const struct gv_field *id_fields;
 	/* "GROUP:SUBPATH" is a file's contents (data:), read by open.c */
 	bool reads_files;
+	/* Optional: at the end of a call, drop what it kept in the ctx. */
+	void (*release)(struct gv_ctx *ctx);
 };
 
 /* A parsed name. */
@@ -367,8 +369,9 @@ struct gv_ctx {
 	struct gv_mnt_cache *mnt;
 };
 
-/* names.c */
-extern const struct gv_group gv_groups[];
+/* names.c: the registry of groups, and the names that find them */
+/* At the end of a call: every group's release. */
+void gv_groups_release(struct gv_ctx *ctx);
 /*
  * The prefix a shorthand ":REST" takes from the entry before it (SPEC 2.3),
  * carried from entry to entry.
@@ -461,7 +464,5 @@ extern const struct gv_group gv_group_mnt, gv_group_mntns, gv_group_xattr,
 	gv_group_fs;
 int gv_dir_list(struct gv_ctx *ctx, const struct gv_req *req,
 		struct gv_out *out);
-void gv_stat_release(struct gv_ctx *ctx);
-void gv_mnt_release(struct gv_ctx *ctx);
 
 #endif /* GV_INTERNAL_H */

@@ -126,7 +126,7 @@ static void gv_mnt_free(struct gv_mnt_cache *c)
 	free(c);
 }
 
-void gv_mnt_release(struct gv_ctx *ctx)
+static void gv_mnt_release(struct gv_ctx *ctx)
 {
 	struct gv_mnt_cache *c = ctx->mnt, *expected = NULL;
 
@@ -602,6 +602,7 @@ const struct gv_group gv_group_mnt = {
 	.syntax = GV_SYNTAX_FIELD,
 	.fields = gv_mnt_fields,
 	.list = gv_list_fields,
+	.release = gv_mnt_release,
 };
 
 const struct gv_group gv_group_mntns = {
@@ -610,4 +611,5 @@ const struct gv_group gv_group_mntns = {
 	.list = gv_mntns_list,
 	.get = gv_mntns_id,
 	.id_fields = gv_mnt_fields,
+	.release = gv_mnt_release,
 };

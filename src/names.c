@@ -43,6 +43,14 @@ static const struct gv_group gv_group_top = {
 	.list = gv_list_groups,
 };
 
+/* A group in the list twice (stat and lstat) is released twice: no harm. */
+void gv_groups_release(struct gv_ctx *ctx)
+{
+	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
+		if (gv_top[i]->release)
+			gv_top[i]->release(ctx);
+}
+
 static const struct gv_group *gv_find_group(const char *name, size_t len)
 {
 	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)

@@ -109,7 +109,7 @@ static int gv_statx(struct gv_ctx *ctx, const struct gv_req *req,
 	return c->err;
 }
 
-void gv_stat_release(struct gv_ctx *ctx)
+static void gv_stat_release(struct gv_ctx *ctx)
 {
 	if (ctx->stat) {
 		free(ctx->stat->path);
@@ -244,6 +244,7 @@ const struct gv_group gv_group_stat = {
 	.syntax = GV_SYNTAX_FIELD_SUBPATH,
 	.fields = gv_stat_fields,
 	.list = gv_list_fields,
+	.release = gv_stat_release,
 };
 
 const struct gv_group gv_group_lstat = {
@@ -251,4 +252,5 @@ const struct gv_group gv_group_lstat = {
 	.syntax = GV_SYNTAX_FIELD_SUBPATH,
 	.fields = gv_stat_fields,
 	.list = gv_list_fields,
+	.release = gv_stat_release,
 };
