@@ -4,13 +4,14 @@
 layers.py - the calls and data references between the files of src/, as the
 linker sees them (nm of the objects), and a check that they form no cycle.
 
-    scripts/layers.py build/src        (make layers; make check runs it)
+    scripts/layers.py [--quiet] build/src   (make layers; make check: --quiet)
 
 Each line "a -> b: sym ..." says that a.o uses symbols b.o defines. The
 files are then listed level by level, lowest first: a file calls only
 files of lower levels. A cycle, a set of files that reach each other, fails
 the check (exit 1), each named with the edges inside it, unless every edge
-that closes it is in ALLOWED below.
+that closes it is in ALLOWED below. --quiet prints only a failure and the
+last line.
 
 src/internal.h describes the layers the files are meant to keep.
 """
@@ -138,13 +139,18 @@ def levels(nodes, succ):
 
 
 def main():
-    objdir = sys.argv[1] if len(sys.argv) > 1 else "build/src"
+    args = sys.argv[1:]
+    quiet = "--quiet" in args
+    args = [a for a in args if a != "--quiet"]
+    objdir = args[0] if args else "build/src"
     edges = edges_of(objdir)
-    print(f"# cross-file edges of {objdir}: file -> file it uses: symbols")
-    for a in sorted(edges):
-        for b in sorted(edges[a]):
-            tag = "  (allowed, see layers.py)" if (a, b) in ALLOWED else ""
-            print(f"{a} -> {b}: {' '.join(sorted(edges[a][b]))}{tag}")
+    if not quiet:
+        print(f"# cross-file edges of {objdir}: file -> file it uses: "
+              "symbols")
+        for a in sorted(edges):
+            for b in sorted(edges[a]):
+                tag = "  (allowed, see ALLOWED)" if (a, b) in ALLOWED else ""
+                print(f"{a} -> {b}: {' '.join(sorted(edges[a][b]))}{tag}")
 
     nodes = set(edges)
     succ = {a: {b for b in edges[a] if (a, b) not in ALLOWED} for a in nodes}
@@ -164,10 +170,12 @@ def main():
         return 1
 
     level = levels(nodes, succ)
-    print("# levels, lowest first (without the allowed edges)")
-    for n in range(max(level.values()) + 1):
-        print(f"{n}: {' '.join(sorted(v for v in nodes if level[v] == n))}")
-    print(f"ok: {sum(len(e) for e in edges.values())} edges between "
+    if not quiet:
+        print("# levels, lowest first (without the allowed edges)")
+        for n in range(max(level.values()) + 1):
+            files = sorted(v for v in nodes if level[v] == n)
+            print(f"{n}: {' '.join(files)}")
+    print(f"layers: ok: {sum(len(e) for e in edges.values())} edges between "
           f"{len(nodes)} files, no cycle ({len(ALLOWED) - len(stale)} "
           "allowed edges)")
     return 0
