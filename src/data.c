@@ -6,7 +6,7 @@
  * One value, from the getter to the system calls: gv_data_get() asks the
  * call's batch first (batch.c: the io_uring backend may have read it with
  * the others already); otherwise the file is opened without side effects
- * (open.c), read to end of file into the value (out.c: gv_put_read) and
+ * (open.c), read to end of file into the value (sink.c: gv_put_read) and
  * closed here. SPEC v2: data: never waits. Files are opened O_NONBLOCK, and
  * a read that would block ends the value with the bytes already read.
  */

@@ -7,7 +7,8 @@
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
 
 static int gv_fs_number(struct gv_ctx *ctx, const struct gv_req *req,
 			struct gv_out *out)

@@ -18,7 +18,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fds.h"
+#include "lookup.h"
+#include "proc.h"
 
 #define GV_RESOLVE (RESOLVE_IN_ROOT | RESOLVE_NO_XDEV)
 

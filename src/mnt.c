@@ -30,7 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
 #include "mnt.h"
 
 /* mounts asked of by ID in one call from which auto reads mountinfo */

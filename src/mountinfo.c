@@ -24,8 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "common.h"
+#include "fds.h"
 #include "mnt.h"
+#include "proc.h"
 
 static bool gv_is_octal(char c)
 {

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "names.h"
 #include "scratch.h"
 
 /* The top-level list, in the order SPEC gives. */

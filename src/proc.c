@@ -30,7 +30,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "ctx.h"
+#include "fds.h"
+#include "proc.h"
 
 #define GV_PROC_NONE	-2	/* ctx->proc_fd: no genuine procfs */
 

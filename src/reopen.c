@@ -17,7 +17,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fds.h"
+#include "lookup.h"
+#include "proc.h"
+#include "uaccess.h"
 
 /*
  * A directory open for reading that names the mount of $ORIGIN/@sub for

@@ -26,7 +26,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
 
 #define GV_STATX_MASK (STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID)
 

@@ -21,7 +21,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fds.h"
+#include "uaccess.h"
 
 #define GV_PAGE 4096u
 /* pieces from which a batch write goes through a pipe: gv_pipe_scatter() */

@@ -3,7 +3,7 @@
  * walk.c - the vector walk of getvalues(): buffers, value_out, per-entry
  * errors, the strict overflow rule, and writing values and results into
  * the caller's memory. Independent of how values are fetched: getters only
- * see a gv_out (out.c).
+ * see a gv_out (sink.c).
  *
  * Writing into the caller's memory costs a system call (uaccess.c), so
  * staged values are written in batches, and the last batch carries the
@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "scratch.h"
+#include "uaccess.h"
 #include "walk.h"
 
 #define GV_BATCH_WRITES	1024		/* pending writes before a flush */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * out.c - the value sinks of getvalues(): how a getter puts a value where
+ * sink.c - the value sinks of getvalues(): how a getter puts a value where
  * the walk will write it, and the overflow rule of SPEC 2.2.
  *
  * Small values are staged in the walk's arena and written into the
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "scratch.h"
+#include "uaccess.h"
 #include "walk.h"
 
 #define GV_READ_CHUNK	65536u		/* staged part of a file */
