@@ -218,7 +218,7 @@ ifneq ($(FUZZ),0)
 			scripts/fuzz-check.sh $(FZ) $(FUZZ_CHECK_ARGS) || exit 1; \
 	done
 endif
-	$(Q)scripts/layers.py --quiet $(B)/src
+	$(Q)scripts/layers.py --quiet $(LIB_OBJS)
 	$(call msg,PROVE,"$(words $(TESTS) $(PY_TESTS)) test programs")
 	$(Q)GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) CC=$(CC) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
@@ -229,7 +229,7 @@ endif
 # objects link them, level by level; fails on a cycle (src/internal.h
 # describes the layers). make check runs it quietly.
 layers: $(LIB_OBJS)
-	$(Q)scripts/layers.py $(B)/src
+	$(Q)scripts/layers.py $(LIB_OBJS)
 
 # The libFuzzer target (clang): the library built again with coverage and
 # ASan+UBSan into build-fuzz/. `make fuzz` replays the seed corpus and the

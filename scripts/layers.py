@@ -4,7 +4,7 @@
 layers.py - the calls and data references between the files of src/, as the
 linker sees them (nm of the objects), and a check that they form no cycle.
 
-    scripts/layers.py [--quiet] build/src   (make layers; make check: --quiet)
+    scripts/layers.py [--quiet] build/src/*.o   (make layers; make check)
 
 Each line "a -> b: sym ..." says that a.o uses symbols b.o defines. The
 files are then listed level by level, lowest first: a file calls only
@@ -59,14 +59,15 @@ def symbols(obj):
     return defs, uses
 
 
-def edges_of(objdir):
-    objs = sorted(f for f in os.listdir(objdir) if f.endswith(".o"))
+def edges_of(objs):
+    """The objects of the library, as make lists them: a directory would
+    hold the objects of files since renamed too."""
     if not objs:
-        sys.exit(f"layers.py: no objects in {objdir} (make lib first)")
+        sys.exit("layers.py: no objects given (make layers)")
     owner, uses = {}, {}
     for o in objs:
-        f = o[:-2]
-        defs, uses[f] = symbols(os.path.join(objdir, o))
+        f = os.path.basename(o)[:-2]
+        defs, uses[f] = symbols(o)
         for s in defs:
             owner[s] = f
     edges = {f: {} for f in uses}
@@ -142,11 +143,10 @@ def main():
     args = sys.argv[1:]
     quiet = "--quiet" in args
     args = [a for a in args if a != "--quiet"]
-    objdir = args[0] if args else "build/src"
-    edges = edges_of(objdir)
+    edges = edges_of(args)
     if not quiet:
-        print(f"# cross-file edges of {objdir}: file -> file it uses: "
-              "symbols")
+        print(f"# cross-file edges of {len(args)} objects: file -> file it "
+              "uses: symbols")
         for a in sorted(edges):
             for b in sorted(edges[a]):
                 tag = "  (allowed, see ALLOWED)" if (a, b) in ALLOWED else ""
