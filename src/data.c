@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -69,14 +68,6 @@ static int gv_data_value(struct gv_ctx *ctx, int kind,
 	return kind;
 }
 
-static bool gv_data_on_procfs(struct gv_ctx *ctx)
-{
-	const struct statfs *sfs;
-
-	return !gv_origin_statfs(ctx, &sfs) &&
-	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
-}
-
 /*
  * The shortcut of open.c: open by name. A symlink is what refuses (ELOOP).
  * A name with the shape of a procfs symlink is read as a link first, and
@@ -100,7 +91,7 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 			return fd;
 	}
 	dfd = gv_lookup_cached(ctx, sub, &base);
-	if (dfd >= 0 && dfd == ctx->link_dir && !gv_data_on_procfs(ctx)) {
+	if (dfd >= 0 && dfd == ctx->link_dir && !gv_origin_on_procfs(ctx)) {
 		fd = gv_data_readlink(dfd, base, out);
 		if (fd != -EINVAL)
 			return fd;
@@ -118,7 +109,7 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 	fd = gv_data_readlink(dfd, base, out);
 	if (fd == -EINVAL)
 		return -ELOOP;
-	if (!fd && !gv_data_on_procfs(ctx))
+	if (!fd && !gv_origin_on_procfs(ctx))
 		ctx->link_dir = dfd;
 	return fd;
 }

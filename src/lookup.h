@@ -20,6 +20,8 @@ int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
 		    int oflags);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
+/* $ORIGIN is on procfs (as fstatfs(2) says; not when it cannot say) */
+bool gv_origin_on_procfs(struct gv_ctx *ctx);
 void gv_lookup_release(struct gv_ctx *ctx);
 
 struct statx;

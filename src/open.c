@@ -109,11 +109,9 @@ bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
 	static const char *const pid[] = { "cwd", "exe", "root" };
 	static const char *const dirs[] = { "fd", "map_files", "ns" };
 	const char *base = strrchr(sub, '/'), *parent;
-	const struct statfs *sfs;
 	size_t plen;
 
-	if (gv_origin_statfs(ctx, &sfs) ||
-	    (uint32_t)sfs->f_type != PROC_SUPER_MAGIC)
+	if (!gv_origin_on_procfs(ctx))
 		return false;
 	/* $ORIGIN may be /proc or a PID directory: both lists at its top */
 	for (size_t i = 0; !base && i < GV_ARRAY_SIZE(top); i++)
