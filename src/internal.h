@@ -7,10 +7,10 @@
  * points turn that into -1 and errno.
  *
  * The files of src/ keep to layers, lowest first: a file calls only files
- * of its own layer or lower (scripts/layers.py lists the calls from the
- * objects and fails on a cycle: make layers). Upward, only through the ops
- * tables: a group's struct gv_group (ctx.h), a backend's struct
- * gv_backend (below).
+ * of its own layer or lower: make layers (scripts/layers.py, whose
+ * LAYERS is this list) reads the calls from the objects and fails on a
+ * cycle or a call up a layer. Upward, only through the ops tables: a
+ * group's struct gv_group (ctx.h), a backend's struct gv_backend (below).
  *
  *   1. descriptors, scratch memory, the caller's memory, /proc:
  *      fds.c (fds.h), scratch.c (scratch.h), uaccess.c (uaccess.h),
