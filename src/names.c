@@ -8,8 +8,10 @@
  *   GROUP:ARG       data:SUBPATH, dir:SUBPATH, xattr:NAME (ARG verbatim)
  *   :REST           the previous entry's prefix, then REST
  *
- * The groups are data (struct gv_group in each group's file); this file only
- * reads the names, expands the shorthand and finds group and field.
+ * The groups are data (struct gv_group in each group's file); this file
+ * reads the names, expands the shorthand and finds group and field, and is
+ * the registry of the groups: "" lists them, and a call's end releases
+ * them through it.
  */
 #include <errno.h>
 #include <stdlib.h>
