@@ -54,7 +54,7 @@ GV_CFLAGS	:= -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(FLAVOUR_CFLAGS) \
 		   $(CPPFLAGS) $(CFLAGS)
 # -fexceptions: glibc's pthread_cleanup_push() is then a cleanup attribute
 # that the unwinding of a cancellation runs, not a setjmp() on every call
-# (readfile.c), as in glibc's own cancellation points.
+# (sync.c), as in glibc's own cancellation points.
 LIB_CFLAGS	:= $(GV_CFLAGS) -fPIC -fvisibility=hidden -fexceptions -Isrc
 LIB_LIBS	:= -luring -lpthread
 LDLIBS_ALL	:= $(LIB_LIBS)
@@ -104,7 +104,8 @@ PYTHONDIR	?= $(if $(filter /usr /usr/,$(PREFIX)),/usr/lib/python3/dist-packages,
 PYMOD		:= $(if $(wildcard $(PY_INCLUDE)/Python.h),$(B)/python/getvalues$(PY_EXT))
 
 .PHONY: all lib tools tests benches examples python check demo bench install \
-	uninstall clean help deps deps-build kcheck kbench fuzz fuzz-deps FORCE
+	uninstall clean help deps deps-build kcheck kbench fuzz fuzz-deps \
+	layers FORCE
 .DEFAULT_GOAL := all
 
 all: lib tools tests benches examples python
@@ -217,11 +218,18 @@ ifneq ($(FUZZ),0)
 			scripts/fuzz-check.sh $(FZ) $(FUZZ_CHECK_ARGS) || exit 1; \
 	done
 endif
+	$(Q)scripts/layers.py --quiet $(LIB_OBJS)
 	$(call msg,PROVE,"$(words $(TESTS) $(PY_TESTS)) test programs")
 	$(Q)GV_BUILD=$(CURDIR)/$(B) SANITIZE=$(SANITIZE) CC=$(CC) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PROVE) --exec '' $(TESTS) $(PY_TESTS)
+
+# The calls and data references between the files of src/, as the
+# objects link them, level by level; fails on a cycle (src/internal.h
+# describes the layers). make check runs it quietly.
+layers: $(LIB_OBJS)
+	$(Q)scripts/layers.py $(LIB_OBJS)
 
 # The libFuzzer target (clang): the library built again with coverage and
 # ASan+UBSan into build-fuzz/. `make fuzz` replays the seed corpus and the
@@ -374,6 +382,8 @@ help:
 	@echo '  make install          install (PREFIX, DESTDIR, LIBDIR); runs ldconfig'
 	@echo '  make uninstall        remove what make install put there'
 	@echo '  make fuzz             libFuzzer on getvalues() for FUZZ_TIME seconds'
+	@echo '  make layers           the calls between the files of src/, level by'
+	@echo '                        level; fails on a cycle (make check runs it)'
 	@echo '  make kcheck           build Linux with the native system calls, run the'
 	@echo '                        kselftests and this suite in QEMU (KASAN=1)'
 	@echo '  make kbench           the native system calls measured in that guest'

@@ -6,13 +6,12 @@
  * One value, from the getter to the system calls: gv_data_get() asks the
  * call's batch first (batch.c: the io_uring backend may have read it with
  * the others already); otherwise the file is opened without side effects
- * (open.c), read to end of file into the value (out.c: gv_put_read) and
+ * (open.c), read to end of file into the value (sink.c: gv_put_read) and
  * closed here. SPEC v2: data: never waits. Files are opened O_NONBLOCK, and
  * a read that would block ends the value with the bytes already read.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -69,14 +68,6 @@ static int gv_data_value(struct gv_ctx *ctx, int kind,
 	return kind;
 }
 
-static bool gv_data_on_procfs(struct gv_ctx *ctx)
-{
-	const struct statfs *sfs;
-
-	return !gv_origin_statfs(ctx, &sfs) &&
-	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
-}
-
 /*
  * The shortcut of open.c: open by name. A symlink is what refuses (ELOOP).
  * A name with the shape of a procfs symlink is read as a link first, and
@@ -100,7 +91,7 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 			return fd;
 	}
 	dfd = gv_lookup_cached(ctx, sub, &base);
-	if (dfd >= 0 && dfd == ctx->link_dir && !gv_data_on_procfs(ctx)) {
+	if (dfd >= 0 && dfd == ctx->link_dir && !gv_origin_on_procfs(ctx)) {
 		fd = gv_data_readlink(dfd, base, out);
 		if (fd != -EINVAL)
 			return fd;
@@ -118,7 +109,7 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 	fd = gv_data_readlink(dfd, base, out);
 	if (fd == -EINVAL)
 		return -ELOOP;
-	if (!fd && !gv_data_on_procfs(ctx))
+	if (!fd && !gv_origin_on_procfs(ctx))
 		ctx->link_dir = dfd;
 	return fd;
 }
@@ -167,4 +158,5 @@ const struct gv_group gv_group_data = {
 	.syntax = GV_SYNTAX_VERBATIM,
 	.list = gv_data_list,
 	.get = gv_data_get,
+	.reads_files = true,
 };

@@ -12,7 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
 
 struct gv_dirent64 {
 	uint64_t d_ino;

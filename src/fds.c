@@ -68,6 +68,7 @@
 #include <unistd.h>
 
 #include "fds.h"
+/* gv_batch_new_process(): an edge up to batch.c, see scripts/layers.py */
 #include "internal.h"
 
 #define GV_FD_PAGE	1024

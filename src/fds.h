@@ -1,12 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fds.h - what fds.c offers besides the descriptor calls in internal.h:
- * the process generation, and the hooks its tests drive it with.
+ * fds.h - descriptors (fds.c), the lowest layer: every descriptor the
+ * library opens is owned from open() to close; the process generation;
+ * and the hooks its tests drive it with.
  */
 #ifndef GV_FDS_H
 #define GV_FDS_H
 
 #include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Every descriptor the library opens is owned, from open() to close, so
+ * that a fork() in another thread closes it in the child.
+ */
+int gv_fd_own(int fd);			/* returns @fd */
+void gv_fd_disown(int fd);
+void gv_fd_close(int fd);		/* disown, close; -1 is ignored */
+void gv_fd_close_cleanup(void *arg);	/* pthread_cleanup_push(): int * */
+/* Descriptors a call closes later, many in one close_range(2). */
+struct gv_closer {
+	unsigned int n;
+	int fd[64];
+};
+void gv_fd_defer(struct gv_closer *c, int fd);	/* -1 is ignored */
+void gv_fd_flush(struct gv_closer *c);
+pid_t gv_tid(void);			/* the calling thread, cached */
 
 /*
  * The generation of this process: it changes in every child of fork(),

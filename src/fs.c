@@ -7,7 +7,8 @@
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
 
 static int gv_fs_number(struct gv_ctx *ctx, const struct gv_req *req,
 			struct gv_out *out)
@@ -87,4 +88,5 @@ const struct gv_group gv_group_fs = {
 	.name = "fs",
 	.syntax = GV_SYNTAX_FIELD,
 	.fields = gv_fs_fields,
+	.list = gv_list_fields,
 };

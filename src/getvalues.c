@@ -167,6 +167,47 @@ static size_t gv_call_used(const struct name_val *vec, size_t got, size_t n,
 	       (got < n ? 0 : e->value_out.iov_len) - (const char *)buf;
 }
 
+/*
+ * The walk of the entries from the call's @from (0 for getvalues()) to
+ * @num, their names parsed into @reqs: the count handled, or -errno.
+ */
+static int gv_walk_entries(struct gv_ctx *ctx, struct name_val *uvec,
+			   struct name_val *vec, const struct gv_req *reqs,
+			   size_t num, struct gv_call *call)
+{
+	size_t from = call ? call->from : 0;
+	struct gv_walk walk;
+	int ret;
+
+	if (call)
+		gv_call_buffers(vec + from, num - from, call);
+	ctx->reqs = reqs + from;
+	ctx->nreqs = num - from;
+	ctx->vec = vec + from;
+	gv_batch_begin(ctx);
+	gv_walk_init(&walk, ctx, vec + from, (uintptr_t)(uvec + from),
+		     num - from, reqs + from);
+	walk.tail = call && call->tail[0].iov_len ? call->tail : NULL;
+	ret = gv_walk(&walk);
+	gv_walk_release(&walk);
+	if (call && ret >= 0)
+		call->used = gv_call_used(vec + from, ret, num - from,
+					  call->buf);
+	return ret;
+}
+
+/* The end of a call: what it kept, and its descriptors, closed at once. */
+static void gv_ctx_release(struct gv_ctx *ctx)
+{
+	gv_batch_end(ctx);
+	gv_lookup_release(ctx);
+	gv_groups_release(ctx);
+	if (!ctx->origin_borrowed)
+		gv_fd_defer(&ctx->closing, ctx->origin);
+	gv_fd_flush(&ctx->closing);
+	free(ctx->sfs);
+}
+
 static int gv_library_getvalues(int dfd, const char *path,
 				struct name_val *uvec, size_t num,
 				unsigned int flags, struct gv_call *call)
@@ -175,12 +216,10 @@ static int gv_library_getvalues(int dfd, const char *path,
 		.origin = -1, .dir_fd = -1, .proc_fd = -1, .link_dir = -1,
 		.flags = flags, .dfd = dfd, .path = (uintptr_t)path,
 	};
-	size_t from = call ? call->from : 0;
 	struct name_val *vec = NULL;
 	struct gv_req *reqs = NULL;
 	struct gv_names names = { 0 };
 	struct gv_preread *pre;
-	struct gv_walk walk;
 	int ret = 0;
 
 	/*
@@ -224,29 +263,9 @@ static int gv_library_getvalues(int dfd, const char *path,
 	pre = NULL;
 	if (ret)
 		goto out;
-	if (call)
-		gv_call_buffers(vec + from, num - from, call);
-	ctx.reqs = reqs + from;
-	ctx.nreqs = num - from;
-	ctx.vec = vec + from;
-	gv_batch_begin(&ctx);
-	gv_walk_init(&walk, &ctx, vec + from, (uintptr_t)(uvec + from),
-		     num - from, reqs + from);
-	walk.tail = call && call->tail[0].iov_len ? call->tail : NULL;
-	ret = gv_walk(&walk);
-	gv_walk_release(&walk);
-	if (call && ret >= 0)
-		call->used = gv_call_used(vec + from, ret, num - from,
-					  call->buf);
+	ret = gv_walk_entries(&ctx, uvec, vec, reqs, num, call);
 out:
-	gv_batch_end(&ctx);
-	gv_lookup_release(&ctx);
-	gv_stat_release(&ctx);
-	gv_mnt_release(&ctx);
-	if (!ctx.origin_borrowed)
-		gv_fd_defer(&ctx.closing, ctx.origin);
-	gv_fd_flush(&ctx.closing);
-	free(ctx.sfs);
+	gv_ctx_release(&ctx);
 	gv_names_free(&names);
 	gv_scratch_put(GV_SCRATCH_PREREAD, pre);
 	gv_scratch_put(GV_SCRATCH_REQS, reqs);

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -18,7 +19,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fds.h"
+#include "lookup.h"
+#include "proc.h"
 
 #define GV_RESOLVE (RESOLVE_IN_ROOT | RESOLVE_NO_XDEV)
 
@@ -178,4 +181,12 @@ int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs)
 	}
 	*sfs = ctx->sfs;
 	return ctx->statfs_err;
+}
+
+bool gv_origin_on_procfs(struct gv_ctx *ctx)
+{
+	const struct statfs *sfs;
+
+	return !gv_origin_statfs(ctx, &sfs) &&
+	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
 }

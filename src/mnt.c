@@ -30,153 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
 #include "mnt.h"
-
-/* ---- memory and lookup for the mounts of one call ---- */
-
-struct gv_mnt_block {
-	struct gv_mnt_block *next;
-	size_t used, size;
-	max_align_t data[];
-};
-
-#define GV_MNT_BLOCK 65536
-
-/*
- * Blocks are kept in order and reused after gv_mnt_arena_reset(), so that
- * a process asking again and again does not map, fault in and trim the
- * same memory on every call (each trim costs a TLB flush on every CPU).
- */
-void *gv_mnt_alloc(struct gv_mnt_arena *a, size_t n)
-{
-	struct gv_mnt_block *b = a->cur, *nb;
-	size_t size;
-	void *p;
-
-	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	while (b && b->size - b->used < n && b->next) {
-		b = b->next;
-		b->used = 0;
-	}
-	if (!b || b->size - b->used < n) {
-		size = n > GV_MNT_BLOCK ? n : GV_MNT_BLOCK;
-		nb = malloc(sizeof(*nb) + size);
-		if (!nb)
-			return NULL;
-		nb->used = 0;
-		nb->size = size;
-		if (b) {
-			nb->next = b->next;
-			b->next = nb;
-		} else {
-			nb->next = a->head;
-			a->head = nb;
-		}
-		a->total += size;
-		b = nb;
-	}
-	a->cur = b;
-	p = (char *)b->data + b->used;
-	b->used += n;
-	return p;
-}
-
-void gv_mnt_arena_reset(struct gv_mnt_arena *a)
-{
-	a->cur = a->head;
-	if (a->cur)
-		a->cur->used = 0;
-}
-
-void gv_mnt_arena_free(struct gv_mnt_arena *a)
-{
-	while (a->head) {
-		struct gv_mnt_block *next = a->head->next;
-
-		free(a->head);
-		a->head = next;
-	}
-	a->cur = NULL;
-	a->total = 0;
-}
-
-static size_t gv_mnt_hash(uint32_t id, size_t nslot)
-{
-	return (id * 2654435761u) & (nslot - 1);
-}
-
-static int gv_mnt_rehash(struct gv_mnt_table *t, size_t nslot)
-{
-	uint32_t *slot = calloc(nslot, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = nslot;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t h = gv_mnt_hash(t->v[i]->id, nslot);
-
-		while (slot[h])
-			h = (h + 1) & (nslot - 1);
-		slot[h] = i + 1;
-	}
-	return 0;
-}
-
-/* Adds @m; a second mount with the same ID (cannot happen) is ignored. */
-int gv_mnt_table_add(struct gv_mnt_table *t, struct gv_mount *m)
-{
-	size_t h;
-
-	if (gv_mnt_table_find(t, m->id))
-		return 0;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct gv_mount **v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->n++] = m;
-	if (2 * t->n > t->nslot)
-		return gv_mnt_rehash(t, t->nslot ? t->nslot * 2 : 128);
-	h = gv_mnt_hash(m->id, t->nslot);
-	while (t->slot[h])
-		h = (h + 1) & (t->nslot - 1);
-	t->slot[h] = t->n;
-	return 0;
-}
-
-struct gv_mount *gv_mnt_table_find(const struct gv_mnt_table *t, uint32_t id)
-{
-	size_t h;
-
-	if (!t->nslot)
-		return NULL;
-	for (h = gv_mnt_hash(id, t->nslot); t->slot[h];
-	     h = (h + 1) & (t->nslot - 1))
-		if (t->v[t->slot[h] - 1]->id == id)
-			return t->v[t->slot[h] - 1];
-	return NULL;
-}
-
-void gv_mnt_table_reset(struct gv_mnt_table *t)
-{
-	t->n = 0;
-	if (t->nslot)
-		memset(t->slot, 0, t->nslot * sizeof(*t->slot));
-}
-
-void gv_mnt_table_free(struct gv_mnt_table *t)
-{
-	free(t->v);
-	free(t->slot);
-	*t = (struct gv_mnt_table){ 0 };
-}
 
 /* mounts asked of by ID in one call from which auto reads mountinfo */
 #define GV_MNT_BULK 16
@@ -271,7 +127,7 @@ static void gv_mnt_free(struct gv_mnt_cache *c)
 	free(c);
 }
 
-void gv_mnt_release(struct gv_ctx *ctx)
+static void gv_mnt_release(struct gv_ctx *ctx)
 {
 	struct gv_mnt_cache *c = ctx->mnt, *expected = NULL;
 
@@ -746,6 +602,8 @@ const struct gv_group gv_group_mnt = {
 	.name = "mnt",
 	.syntax = GV_SYNTAX_FIELD,
 	.fields = gv_mnt_fields,
+	.list = gv_list_fields,
+	.release = gv_mnt_release,
 };
 
 const struct gv_group gv_group_mntns = {
@@ -754,4 +612,5 @@ const struct gv_group gv_group_mntns = {
 	.list = gv_mntns_list,
 	.get = gv_mntns_id,
 	.id_fields = gv_mnt_fields,
+	.release = gv_mnt_release,
 };

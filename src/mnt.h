@@ -3,7 +3,8 @@
  * mnt.h - what the mount groups (mnt.c) share with their two sources of
  * facts: statmount()/listmount() (statmount.c) and /proc/self/mountinfo
  * (mountinfo.c). Both turn a mount into the same struct gv_mount, with its
- * strings as mountinfo shows them once unescaped.
+ * strings as mountinfo shows them once unescaped, in the memory and table
+ * of mnt_table.c, beneath them all.
  */
 #ifndef GV_MNT_H
 #define GV_MNT_H
@@ -49,7 +50,7 @@ struct gv_mount {
 	size_t line_len;
 };
 
-/* Memory for the mounts of one call, all freed at once. */
+/* mnt_table.c: memory for the mounts of one call, all freed at once. */
 struct gv_mnt_arena {
 	struct gv_mnt_block *head, *cur;
 	size_t total;

@@ -24,8 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "common.h"
+#include "fds.h"
 #include "mnt.h"
+#include "proc.h"
 
 static bool gv_is_octal(char c)
 {
@@ -117,36 +119,43 @@ static bool gv_u32(const char *p, size_t n, uint32_t *v)
 }
 
 /*
- * Next field of a line: up to the next space or the end of the line,
- * NUL-terminated in place, unescaped when the line has a backslash (@esc).
+ * Next field of a line: up to the next space or the end of the line. Its
+ * start and *@len, and @*pos goes past it; NULL past the end.
  */
-static bool gv_field(char **pos, char *end, bool esc, struct gv_str *f)
+static char *gv_field_raw(char **pos, char *end, size_t *len)
 {
 	char *p = *pos, *sp;
 
 	if (p > end)
-		return false;
+		return NULL;
 	sp = memchr(p, ' ', end - p);
 	if (!sp)
 		sp = end;
-	f->p = p;
-	f->len = esc ? gv_mnt_unescape(p, sp - p) : (size_t)(sp - p);
-	p[f->len] = 0;
+	*len = sp - p;
 	*pos = sp + 1;
+	return p;
+}
+
+/* ... NUL-terminated in place, unescaped when the line has a '\' (@esc) */
+static bool gv_field(char **pos, char *end, bool esc, struct gv_str *f)
+{
+	size_t len;
+	char *p = gv_field_raw(pos, end, &len);
+
+	if (!p)
+		return false;
+	f->p = p;
+	f->len = esc ? gv_mnt_unescape(p, len) : len;
+	p[f->len] = 0;
 	return true;
 }
 
 static bool gv_field_u32(char **pos, char *end, uint32_t *v)
 {
-	char *p = *pos, *sp;
+	size_t len;
+	char *p = gv_field_raw(pos, end, &len);
 
-	if (p > end)
-		return false;
-	sp = memchr(p, ' ', end - p);
-	if (!sp)
-		sp = end;
-	*pos = sp + 1;
-	return gv_u32(p, sp - p, v);
+	return p && gv_u32(p, len, v);
 }
 
 /* A propagation tag: "shared:N", "master:N", "propagate_from:N", ... */

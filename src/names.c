@@ -8,14 +8,17 @@
  *   GROUP:ARG       data:SUBPATH, dir:SUBPATH, xattr:NAME (ARG verbatim)
  *   :REST           the previous entry's prefix, then REST
  *
- * The groups are data (struct gv_group in each group's file); this file only
- * reads the names, expands the shorthand and finds group and field.
+ * The groups are data (struct gv_group in each group's file); this file
+ * reads the names, expands the shorthand and finds group and field, and is
+ * the registry of the groups: "" lists them, and a call's end releases
+ * them through it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "names.h"
 #include "scratch.h"
 
 /* The top-level list, in the order SPEC gives. */
@@ -23,6 +26,33 @@ static const struct gv_group *const gv_top[] = {
 	&gv_group_mnt, &gv_group_mntns, &gv_group_xattr, &gv_group_data,
 	&gv_group_dir, &gv_group_stat, &gv_group_lstat, &gv_group_fs,
 };
+
+/* "": the list of groups, as a group of its own that only lists */
+static int gv_list_groups(struct gv_ctx *ctx, const struct gv_req *req,
+			  struct gv_out *out)
+{
+	int err = 0;
+
+	(void)ctx;
+	(void)req;
+	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top) && !err; i++)
+		err = gv_put_item(out, gv_top[i]->name,
+				  strlen(gv_top[i]->name));
+	return err;
+}
+
+static const struct gv_group gv_group_top = {
+	.name = "",
+	.list = gv_list_groups,
+};
+
+/* A group in the list twice (stat and lstat) is released twice: no harm. */
+void gv_groups_release(struct gv_ctx *ctx)
+{
+	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
+		if (gv_top[i]->release)
+			gv_top[i]->release(ctx);
+}
 
 static const struct gv_group *gv_find_group(const char *name, size_t len)
 {
@@ -142,8 +172,10 @@ static size_t gv_parse_one(const char *name, struct gv_req *req)
 	const struct gv_group *g;
 
 	*req = (struct gv_req){ 0 };
-	if (!*name)
-		return 0;	/* the list of groups */
+	if (!*name) {
+		req->group = &gv_group_top;
+		return 0;	/* the list of groups: no prefix */
+	}
 	g = gv_find_group(name, glen);
 	req->group = g;
 	req->follow = g == &gv_group_stat;
@@ -266,29 +298,111 @@ void gv_names_free(struct gv_names *names)
 	*names = (struct gv_names){ 0 };
 }
 
+/* How the names of one call are read, entry after entry. */
+struct gv_parser {
+	struct gv_names *names;
+	struct gv_prefix prefix;	/* only its len is set to begin with */
+	/*
+	 * What the prefix parses to when a ":REST" after it differs from it
+	 * only in the field REST names ("GROUP:" of a group of fields,
+	 * "mntns:ID:"): a table of mounts, 13 fields each, parses its ID
+	 * once.
+	 */
+	struct gv_req base;
+	bool base_ok;
+	char full[GV_FULL_SIZE];	/* a shorthand written out */
+};
+
+/* The base that a ":FIELD" after the name of @req starts from, if any. */
+static void gv_parser_base(struct gv_parser *ps, const struct gv_req *req)
+{
+	ps->base_ok = ps->prefix.len && req->group &&
+		      (req->group->syntax == GV_SYNTAX_FIELD ||
+		       (req->group->syntax == GV_SYNTAX_ID_FIELD &&
+			req->has_id));
+	if (ps->base_ok)
+		ps->base = (struct gv_req){
+			.group = req->group, .id = req->id,
+			.has_id = req->has_id, .bad_id = req->bad_id,
+			.err = req->bad_id ? ENOENT : 0,
+			.follow = req->follow,
+		};
+}
+
+/* ":FIELD" after a base: the base's request, with FIELD of @len bytes. */
+static void gv_parse_field_of(const struct gv_req *base, const char *field,
+			      size_t len, struct gv_req *req)
+{
+	*req = *base;
+	req->field = gv_find_field(base->has_id ? base->group->id_fields :
+						  base->group->fields,
+				   field, len);
+	if (!req->field)
+		req->err = ENOENT;
+}
+
+/*
+ * The name @name of @len bytes (a negative errno: it could not be read)
+ * into @req. A shorthand name is written out on the stack and kept only
+ * when the request points into it (a SUBPATH, an xattr name): a table of
+ * mounts would otherwise copy every expansion into memory of its own.
+ */
+static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
+			   struct gv_req *req)
+{
+	size_t plen;
+	char *keep;
+
+	if (len < 0) {
+		*req = (struct gv_req){ .err = -len };
+		ps->prefix.len = 0;
+		return;
+	}
+	if (name[0] == ':') {
+		if (!ps->prefix.len) {
+			*req = (struct gv_req){ .err = EINVAL };
+			return;
+		}
+		/* the prefix stays, and so does the base */
+		if (ps->base_ok) {
+			gv_parse_field_of(&ps->base, name + 1, len - 1, req);
+			return;
+		}
+		name = gv_prefix_expand(&ps->prefix, name, len, ps->full);
+	}
+	plen = gv_parse_one(name, req);
+	if (name == ps->full && req->arg) {
+		keep = gv_str_alloc(&ps->names->expanded, ps->prefix.len + len);
+		if (!keep) {
+			*req = (struct gv_req){ .err = ENOMEM };
+			ps->prefix.len = 0;
+			return;
+		}
+		memcpy(keep, ps->full, ps->prefix.len + len);
+		req->arg = keep + (req->arg - ps->full);
+	}
+	gv_prefix_take(&ps->prefix, name, plen);
+	gv_parser_base(ps, req);
+}
+
 /*
  * Read and parse every name of @vec into @reqs. The requests point into
  * @names, which the caller frees with gv_names_free() after the walk.
- *
- * A shorthand name is expanded on the stack and kept only when its request
- * points into it (a SUBPATH, an xattr name): a table of mounts, 13 fields
- * each, would otherwise copy every expansion into memory of its own.
  */
 int gv_parse_names(const struct name_val *vec, size_t num,
 		   struct gv_req *reqs, struct gv_names *names,
 		   const struct gv_preread *pre)
 {
-	char full[GV_FULL_SIZE];
-	struct gv_prefix prefix;	/* only its len is set to begin with */
-	bool base_ok = false;
-	struct gv_req base = { 0 };
+	struct gv_parser ps;
 	const char **raw;
 	uintptr_t *src;
 	int *lens, err;
 	void *mem;
 
 	*names = (struct gv_names){ 0 };
-	prefix.len = 0;
+	ps.names = names;
+	ps.prefix.len = 0;
+	ps.base_ok = false;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,
 			     num * (sizeof(*src) + sizeof(*raw) +
@@ -303,97 +417,10 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	err = gv_strings_from_user(src, num, GV_NAME_MAX, raw, lens,
 				   &names->raw, pre);
 	if (err)
-		goto out;
-
-	for (size_t i = 0; i < num; i++) {
-		const char *name = raw[i];
-		struct gv_req *req = &reqs[i];
-		size_t plen;
-		char *keep;
-
-		if (lens[i] < 0) {
-			*req = (struct gv_req){ .err = -lens[i] };
-			prefix.len = 0;
-			continue;
-		}
-		if (name[0] == ':') {
-			if (!prefix.len) {
-				*req = (struct gv_req){ .err = EINVAL };
-				continue;
-			}
-			/*
-			 * "GROUP:" or "mntns:ID:" then REST: the same request
-			 * as the expansion would parse to, but for a field
-			 * looked up in REST; the prefix stays (a table of
-			 * mounts, 13 fields each, parses its ID once).
-			 */
-			if (base_ok) {
-				*req = base;
-				req->field = gv_find_field(
-					base.has_id ? base.group->id_fields :
-						      base.group->fields,
-					name + 1, lens[i] - 1);
-				if (!req->field)
-					req->err = ENOENT;
-				continue;
-			}
-			name = gv_prefix_expand(&prefix, name, lens[i], full);
-		}
-		plen = gv_parse_one(name, req);
-		if (name == full && req->arg) {
-			keep = gv_str_alloc(&names->expanded,
-					    prefix.len + lens[i]);
-			if (!keep) {
-				*req = (struct gv_req){ .err = ENOMEM };
-				prefix.len = 0;
-				continue;
-			}
-			memcpy(keep, full, prefix.len + lens[i]);
-			req->arg = keep + (req->arg - full);
-		}
-		gv_prefix_take(&prefix, name, plen);
-		base_ok = prefix.len && req->group &&
-			  (req->group->syntax == GV_SYNTAX_FIELD ||
-			   (req->group->syntax == GV_SYNTAX_ID_FIELD &&
-			    req->has_id));
-		if (base_ok)
-			base = (struct gv_req){
-				.group = req->group, .id = req->id,
-				.has_id = req->has_id, .bad_id = req->bad_id,
-				.err = req->bad_id ? ENOENT : 0,
-				.follow = req->follow,
-			};
-	}
-	err = 0;
-out:
-	if (err)
 		gv_names_free(names);
+	else
+		for (size_t i = 0; i < num; i++)
+			gv_parse_entry(&ps, raw[i], lens[i], &reqs[i]);
 	gv_scratch_put(GV_SCRATCH_NAMES, mem);
 	return err;
-}
-
-static int gv_list_groups(struct gv_out *out)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top) && !err; i++)
-		err = gv_put_item(out, gv_top[i]->name,
-				  strlen(gv_top[i]->name));
-	return err;
-}
-
-int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
-		 struct gv_out *out)
-{
-	const struct gv_group *g = req->group;
-
-	if (!g)
-		return gv_list_groups(out);
-	if (req->field)
-		return req->field->get(ctx, req, out);
-	if (req->arg || req->has_id)
-		return g->get(ctx, req, out);
-	if (g->list)
-		return g->list(ctx, req, out);
-	return gv_put_field_names(out, g->fields);
 }

@@ -9,7 +9,7 @@
  * its driver). The strict way pins the last component with an O_PATH
  * descriptor from its confined directory (an O_PATH open opens nothing),
  * takes the type from that inode, and reopens it for reading only if it is
- * a regular file (proc.c), checking that what it opened is what it pinned.
+ * a regular file (reopen.c), checking that what it opened is what it pinned.
  * Deciding on the pinned inode rather than on a name is what keeps a FIFO
  * or a device that a rename swaps in under a file's name from ever being
  * opened. It costs eight system calls a file (pin, statx, reopen, check,
@@ -41,7 +41,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fds.h"
+#include "lookup.h"
 
 #define GV_DATA_OPEN (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
 
@@ -108,11 +109,9 @@ bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
 	static const char *const pid[] = { "cwd", "exe", "root" };
 	static const char *const dirs[] = { "fd", "map_files", "ns" };
 	const char *base = strrchr(sub, '/'), *parent;
-	const struct statfs *sfs;
 	size_t plen;
 
-	if (gv_origin_statfs(ctx, &sfs) ||
-	    (uint32_t)sfs->f_type != PROC_SUPER_MAGIC)
+	if (!gv_origin_on_procfs(ctx))
 		return false;
 	/* $ORIGIN may be /proc or a PID directory: both lists at its top */
 	for (size_t i = 0; !base && i < GV_ARRAY_SIZE(top); i++)
@@ -134,8 +133,8 @@ bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
 
 bool gv_data_is_file(const struct gv_req *req)
 {
-	return req->group == &gv_group_data && !req->err && req->arg &&
-	       *req->arg && gv_subpath_valid(req->arg);
+	return req->group && req->group->reads_files && !req->err &&
+	       req->arg && *req->arg && gv_subpath_valid(req->arg);
 }
 
 /*

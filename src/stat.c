@@ -19,25 +19,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
 
 #define GV_STATX_MASK (STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID)
-
-/* procfs: where a final symlink may be a magic link, followed by stat */
-static bool gv_origin_is_procfs(struct gv_ctx *ctx)
-{
-	const struct statfs *sfs;
-
-	return !gv_origin_statfs(ctx, &sfs) &&
-	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
-}
 
 /* A final ordinary symlink, followed inside $ORIGIN and its mount. */
 static int gv_statx_confined(struct gv_ctx *ctx, const char *sub,
@@ -86,7 +77,8 @@ static int gv_statx(struct gv_ctx *ctx, const struct gv_req *req,
 		dfd = gv_lookup_parent(ctx, sub, &base);
 		if (dfd < 0)
 			return dfd;
-		if (!follow || !gv_origin_is_procfs(ctx))
+		/* procfs: a final symlink may be a magic link, followed */
+		if (!follow || !gv_origin_on_procfs(ctx))
 			flags |= AT_SYMLINK_NOFOLLOW;
 	} else {
 		dfd = ctx->origin;
@@ -109,7 +101,7 @@ static int gv_statx(struct gv_ctx *ctx, const struct gv_req *req,
 	return c->err;
 }
 
-void gv_stat_release(struct gv_ctx *ctx)
+static void gv_stat_release(struct gv_ctx *ctx)
 {
 	if (ctx->stat) {
 		free(ctx->stat->path);
@@ -243,10 +235,14 @@ const struct gv_group gv_group_stat = {
 	.name = "stat",
 	.syntax = GV_SYNTAX_FIELD_SUBPATH,
 	.fields = gv_stat_fields,
+	.list = gv_list_fields,
+	.release = gv_stat_release,
 };
 
 const struct gv_group gv_group_lstat = {
 	.name = "lstat",
 	.syntax = GV_SYNTAX_FIELD_SUBPATH,
 	.fields = gv_stat_fields,
+	.list = gv_list_fields,
+	.release = gv_stat_release,
 };

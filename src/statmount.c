@@ -18,7 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "common.h"
+#include "fds.h"
 #include "mnt.h"
 
 /*

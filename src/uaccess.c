@@ -21,7 +21,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fds.h"
+#include "uaccess.h"
 
 #define GV_PAGE 4096u
 /* pieces from which a batch write goes through a pipe: gv_pipe_scatter() */
@@ -463,6 +464,201 @@ bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
 	return false;
 }
 
+/* Regions per process_vm_readv(2): a few KiB of stack, not tens. */
+#define GV_STR_BATCH	64
+/* The region of a string at a bad address: none. */
+#define GV_STR_NONE	SIZE_MAX
+
+/*
+ * The regions of the caller's memory the strings of one call lie in: @r[k]
+ * is region k there, @l[k] its copy in @buf. A read that stops short at a
+ * bad page cuts @r[k].iov_len; @l[k].iov_len stays what was asked.
+ */
+struct gv_regions {
+	struct iovec *l, *r;
+	size_t n, cap;
+	/* the regions a string may join, most recently joined first */
+	size_t recent[GV_RECENT_REGIONS], nrecent;
+	char *buf;
+	size_t total;		/* the bytes of @buf the regions take */
+};
+
+static int gv_regions_grow(struct gv_regions *g)
+{
+	size_t cap = g->cap ? g->cap * 2 : 64;
+	struct iovec *l = realloc(g->l, cap * sizeof(*l)), *r;
+
+	if (l)
+		g->l = l;
+	r = realloc(g->r, cap * sizeof(*r));
+	if (r)
+		g->r = r;
+	if (!l || !r)
+		return -ENOMEM;
+	g->cap = cap;
+	return 0;
+}
+
+/*
+ * The region the string at @a, of at most @slot bytes, is read in: a
+ * recent one it lies in or close after (grown to hold it), else a new
+ * one. Its index, or -ENOMEM.
+ */
+static ssize_t gv_region_add(struct gv_regions *g, uintptr_t a, size_t slot)
+{
+	const size_t gap = 512, cap = 65536;
+	size_t j, k;
+
+	for (j = 0; j < g->nrecent; j++) {
+		struct iovec *r = &g->r[g->recent[j]];
+		uintptr_t rs = (uintptr_t)r->iov_base, re = rs + r->iov_len;
+
+		if (a >= rs && a <= re + gap && a + slot - rs <= cap) {
+			if (a + slot > re)
+				r->iov_len = a + slot - rs;
+			break;
+		}
+	}
+	if (j == g->nrecent) {
+		if (g->n == g->cap && gv_regions_grow(g))
+			return -ENOMEM;
+		g->r[g->n] = (struct iovec){ (void *)a, slot };
+		/* the oldest recent region gives way */
+		if (g->nrecent < GV_RECENT_REGIONS)
+			g->nrecent++;
+		j = g->nrecent - 1;
+		g->recent[j] = g->n++;
+	}
+	k = g->recent[j];
+	memmove(g->recent + 1, g->recent, j * sizeof(*g->recent));
+	g->recent[0] = k;
+	return (ssize_t)k;
+}
+
+/* @buf, and each region's place in it. */
+static int gv_regions_place(struct gv_regions *g)
+{
+	size_t k, off = 0;
+
+	g->total = 0;
+	for (k = 0; k < g->n; k++)
+		g->total += g->r[k].iov_len;
+	g->buf = malloc(g->total);
+	if (!g->buf)
+		return -ENOMEM;
+	for (k = 0; k < g->n; k++) {
+		g->l[k] = (struct iovec){ g->buf + off, g->r[k].iov_len };
+		off += g->r[k].iov_len;
+	}
+	return 0;
+}
+
+/*
+ * Regions read already, with the vector (gv_preread), are copied; the
+ * others are read, GV_STR_BATCH regions per call. A read stops short at
+ * the first bad page: keep what arrived of that region and go on with the
+ * next.
+ */
+static void gv_regions_read(struct gv_regions *g, const struct gv_preread *pre)
+{
+	for (size_t k = 0; k < g->n;) {
+		size_t m = 0, j, take[GV_STR_BATCH];
+		struct iovec tl[GV_STR_BATCH], tr[GV_STR_BATCH];
+		ssize_t got;
+
+		for (; k < g->n && m < GV_STR_BATCH; k++) {
+			if (gv_preread_take(pre, &g->r[k], g->l[k].iov_base))
+				continue;
+			take[m] = k;
+			tl[m] = g->l[k];
+			tr[m++] = g->r[k];
+		}
+		if (!m)
+			break;
+		got = process_vm_readv(gv_pid(), tl, m, tr, m, 0);
+		if (got < 0)
+			got = 0;
+		for (j = 0; j < m; j++) {
+			if ((size_t)got < tl[j].iov_len) {
+				g->r[take[j]].iov_len = got;
+				got = 0;
+				continue;
+			}
+			got -= tl[j].iov_len;
+		}
+	}
+}
+
+/*
+ * Room in @buf after the regions, @slot bytes for each of the strings
+ * @region says are in regions that came short: those are read alone.
+ */
+static int gv_regions_room(struct gv_regions *g, const size_t *region,
+			   size_t n, size_t slot)
+{
+	size_t lost = 0, off = 0, k;
+	char *buf;
+
+	for (size_t i = 0; i < n; i++)
+		if (region[i] != GV_STR_NONE &&
+		    g->r[region[i]].iov_len < g->l[region[i]].iov_len)
+			lost++;
+	if (!lost)
+		return 0;
+	buf = realloc(g->buf, g->total + lost * slot);
+	if (!buf)
+		return -ENOMEM;
+	g->buf = buf;
+	for (k = 0; k < g->n; k++) {
+		g->l[k].iov_base = buf + off;
+		off += g->l[k].iov_len;
+	}
+	return 0;
+}
+
+/*
+ * Each string found in its region's copy, if it is all there; else read
+ * alone into the room after the regions.
+ */
+static void gv_strings_take(struct gv_regions *g, const uintptr_t *src,
+			    size_t n, size_t max, const size_t *region,
+			    const char **out, int *lens)
+{
+	const size_t slot = max + 1;
+	size_t lost = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct iovec *r, *l;
+		size_t off, avail;
+		char *s, *nul, *own;
+
+		if (region[i] == GV_STR_NONE)
+			continue;
+		r = &g->r[region[i]];
+		l = &g->l[region[i]];
+		off = src[i] - (uintptr_t)r->iov_base;
+		avail = r->iov_len > off ? r->iov_len - off : 0;
+		if (avail > slot)
+			avail = slot;
+		s = (char *)l->iov_base + off;
+		nul = avail ? memchr(s, 0, avail) : NULL;
+		if (nul) {
+			out[i] = s;
+			lens[i] = nul - s;
+		} else if (avail == slot) {
+			lens[i] = -ENAMETOOLONG;
+		} else {
+			/* not all there: read it alone, page by page */
+			own = g->buf + g->total + lost++ * slot;
+			lens[i] = gv_strncpy_from_user(own, src[i], max);
+			if (lens[i] >= 0) {
+				own[lens[i]] = 0;
+				out[i] = own;
+			}
+		}
+	}
+}
+
 /*
  * Read @n strings of at most @max bytes each (NUL excluded). Names that lie
  * close together in the caller's memory (one arena, one literal pool) are
@@ -477,175 +673,49 @@ bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
  * page, a page boundary at the end of a mapping) are read one by one.
  * Regions that @pre (may be NULL) read with the vector are not read again.
  */
-/* Regions per process_vm_readv(2): a few KiB of stack, not tens. */
-#define GV_STR_BATCH	64
-
 int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
 			 const char **out, int *lens, char **store,
 			 const struct gv_preread *pre)
 {
-	const size_t slot = max + 1, gap = 512, cap = 65536;
-	struct iovec *l = NULL, *r = NULL;
-	size_t nreg = 0, regcap = 0, recent[GV_RECENT_REGIONS], nrecent = 0;
-	size_t total = 0, i, k, lost = 0;
-	char *buf = NULL, *p;
-	ssize_t got;
+	const size_t slot = max + 1;
+	struct gv_regions g = { 0 };
+	size_t *region;		/* of each string, or GV_STR_NONE */
 	int err = -ENOMEM;
+	ssize_t k;
 
 	*store = NULL;
 	if (!n)
 		return 0;
 	if (n > INT_MAX)
 		return -EINVAL;
-
-	/*
-	 * Regions; until the strings are found in them, @lens[i] holds the
-	 * region of string i (all fit: a region holds at least one string).
-	 */
-	for (i = 0; i < n; i++) {
-		uintptr_t a = src[i];
-		size_t j;
-
-		if (!a || a + slot < a) {
+	region = malloc(n * sizeof(*region));
+	if (!region)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		region[i] = GV_STR_NONE;
+		if (!src[i] || src[i] + slot < src[i]) {
 			lens[i] = -EFAULT;
 			continue;
 		}
-		for (j = 0; j < nrecent; j++) {
-			uintptr_t rs = (uintptr_t)r[recent[j]].iov_base;
-			uintptr_t re = rs + r[recent[j]].iov_len;
-
-			if (a >= rs && a <= re + gap && a + slot - rs <= cap) {
-				if (a + slot > re)
-					r[recent[j]].iov_len = a + slot - rs;
-				break;
-			}
-		}
-		if (j == nrecent) {
-			if (nreg == regcap) {
-				struct iovec *nl, *nr;
-
-				regcap = regcap ? regcap * 2 : 64;
-				nl = realloc(l, regcap * sizeof(*l));
-				if (nl)
-					l = nl;
-				nr = realloc(r, regcap * sizeof(*r));
-				if (nr)
-					r = nr;
-				if (!nl || !nr)
-					goto out;
-			}
-			r[nreg].iov_base = (void *)a;
-			r[nreg].iov_len = slot;
-			/* the oldest recent region gives way */
-			if (nrecent < GV_RECENT_REGIONS)
-				nrecent++;
-			j = nrecent - 1;
-			recent[j] = nreg++;
-		}
-		/* most recently used first */
-		k = recent[j];
-		memmove(recent + 1, recent, j * sizeof(*recent));
-		recent[0] = k;
-		lens[i] = (int)k;
-	}
-	for (k = 0; k < nreg; k++)
-		total += r[k].iov_len;
-	buf = malloc(total);
-	if (!buf)
-		goto out;
-	for (k = 0, total = 0; k < nreg; k++) {
-		l[k].iov_base = buf + total;
-		l[k].iov_len = r[k].iov_len;
-		total += r[k].iov_len;
-	}
-
-	/*
-	 * Regions read already, with the vector (gv_preread), are copied;
-	 * the others are read, up to IOV_MAX regions per call. A read stops
-	 * short at the first bad page: keep what arrived of that region and
-	 * go on with the next.
-	 */
-	gv_preread_remember(r, nreg);
-	for (k = 0; k < nreg;) {
-		size_t m = 0, j, take[GV_STR_BATCH];
-		struct iovec tl[GV_STR_BATCH], tr[GV_STR_BATCH];
-
-		for (; k < nreg && m < GV_STR_BATCH; k++) {
-			if (gv_preread_take(pre, &r[k], l[k].iov_base))
-				continue;
-			take[m] = k;
-			tl[m] = l[k];
-			tr[m++] = r[k];
-		}
-		if (!m)
-			break;
-		got = process_vm_readv(gv_pid(), tl, m, tr, m, 0);
-		if (got < 0)
-			got = 0;
-		for (j = 0; j < m; j++) {
-			size_t len = tl[j].iov_len;
-
-			if ((size_t)got < len) {
-				r[take[j]].iov_len = got;
-				got = 0;
-				continue;
-			}
-			got -= len;
-		}
-	}
-
-	/* room to read alone the strings of regions that came short */
-	for (i = 0; i < n; i++)
-		if (lens[i] >= 0 && r[lens[i]].iov_len < l[lens[i]].iov_len)
-			lost++;
-	if (lost) {
-		p = realloc(buf, total + lost * slot);
-		if (!p)
+		k = gv_region_add(&g, src[i], slot);
+		if (k < 0)
 			goto out;
-		buf = p;
-		for (k = 0, total = 0; k < nreg; k++) {
-			l[k].iov_base = buf + total;
-			total += l[k].iov_len;
-		}
-		lost = 0;
+		region[i] = (size_t)k;
 	}
-
-	for (i = 0; i < n; i++) {
-		const char *s;
-		size_t avail;
-		char *nul, *own;
-
-		if (lens[i] < 0)
-			continue;
-		k = lens[i];
-		avail = r[k].iov_len;
-		avail = avail > src[i] - (uintptr_t)r[k].iov_base ?
-			avail - (src[i] - (uintptr_t)r[k].iov_base) : 0;
-		if (avail > slot)
-			avail = slot;
-		s = (char *)l[k].iov_base + (src[i] - (uintptr_t)r[k].iov_base);
-		nul = avail ? memchr(s, 0, avail) : NULL;
-		if (nul) {
-			out[i] = s;
-			lens[i] = nul - s;
-		} else if (avail == slot) {
-			lens[i] = -ENAMETOOLONG;
-		} else {
-			/* not all there: read it alone, page by page */
-			own = buf + total + lost++ * slot;
-			lens[i] = gv_strncpy_from_user(own, src[i], max);
-			if (lens[i] >= 0) {
-				own[lens[i]] = 0;
-				out[i] = own;
-			}
-		}
-	}
-	*store = buf;
-	buf = NULL;
+	if (gv_regions_place(&g))
+		goto out;
+	gv_preread_remember(g.r, g.n);
+	gv_regions_read(&g, pre);
+	if (gv_regions_room(&g, region, n, slot))
+		goto out;
+	gv_strings_take(&g, src, n, max, region, out, lens);
+	*store = g.buf;
+	g.buf = NULL;
 	err = 0;
 out:
-	free(buf);
-	free(l);
-	free(r);
+	free(g.buf);
+	free(g.l);
+	free(g.r);
+	free(region);
 	return err;
 }

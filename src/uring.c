@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * uring.c - the io_uring backend's rings: one per thread, made at its first
- * use and kept, and the probe that says whether io_uring works here.
+ * use and kept; whether one can be made is the backend's probe
+ * (uring_backend.c).
  *
  * A ring's own descriptor is registered with the ring and then closed, so
  * no descriptor survives a call; its sparse table of direct descriptors is
@@ -346,20 +347,3 @@ int gv_ring_submit(struct gv_ring *r)
 {
 	return gv_ring_enter(r, 0, false);
 }
-
-static int gv_uring_probe(void)
-{
-	int err = 0;
-
-	/* EBUSY: a signal handler probes while this thread makes its ring */
-	return gv_ring_get(&err) || err == -EBUSY ? 0 : err;
-}
-
-const struct gv_backend gv_backend_uring = {
-	.name = "uring",
-	.probe = gv_uring_probe,
-	.readfile = gv_sync_readfile,
-	.batch_fetch = gv_uring_batch_fetch,
-	.batch_get = gv_uring_batch_get,
-	.batch_free = gv_uring_batch_free,
-};

@@ -3,7 +3,7 @@
  * version.c - getvalues_version(): the version of the library running, for
  * a program built against one header and run with a newer shared library.
  */
-#include "internal.h"
+#include "common.h"
 
 GV_EXPORT unsigned int getvalues_version(void)
 {

@@ -3,7 +3,7 @@
  * walk.c - the vector walk of getvalues(): buffers, value_out, per-entry
  * errors, the strict overflow rule, and writing values and results into
  * the caller's memory. Independent of how values are fetched: getters only
- * see a gv_out (out.c).
+ * see a gv_out (sink.c).
  *
  * Writing into the caller's memory costs a system call (uaccess.c), so
  * staged values are written in batches, and the last batch carries the
@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "scratch.h"
+#include "uaccess.h"
 #include "walk.h"
 
 #define GV_BATCH_WRITES	1024		/* pending writes before a flush */
@@ -203,6 +204,22 @@ static int gv_place(struct gv_walk *w, const struct gv_bufstate *before,
 	err = gv_copy_to_user(out->dst, w->arena + out->start, out->len);
 	w->arena_len = out->start;
 	return err;
+}
+
+/*
+ * The value of the parsed name @req, from its group's table: a field's
+ * getter, the group's getter for an argument or an ID, or its listing.
+ */
+static int gv_get_value(struct gv_ctx *ctx, const struct gv_req *req,
+			struct gv_out *out)
+{
+	const struct gv_group *g = req->group;
+
+	if (req->field)
+		return req->field->get(ctx, req, out);
+	if (req->arg || req->has_id)
+		return g->get(ctx, req, out);
+	return g->list(ctx, req, out);
 }
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * walk.h - the state of one vector walk, shared by the walk (walk.c) and
- * the value sinks the getters write into (out.c).
+ * walk.h - the walk of a vector (walk.c): each entry's value fetched
+ * through its group's table and placed in the caller's buffer; its state,
+ * shared with the value sinks the getters write into (sink.c).
  */
 #ifndef GV_WALK_H
 #define GV_WALK_H
@@ -11,7 +12,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "internal.h"
+#include "ctx.h"
+#include "sink.h"
 
 /* The current buffer of the walk (SPEC 2.2). */
 struct gv_bufstate {
@@ -50,7 +52,12 @@ struct gv_walk {
 	const struct iovec *tail;
 };
 
-/* out.c: make room for @extra more staged bytes. */
+void gv_walk_init(struct gv_walk *w, struct gv_ctx *ctx, struct name_val *vec,
+		  uintptr_t uvec, size_t num, const struct gv_req *reqs);
+int gv_walk(struct gv_walk *w);
+void gv_walk_release(struct gv_walk *w);
+
+/* sink.c: make room for @extra more staged bytes. */
 int gv_arena_reserve(struct gv_walk *w, size_t extra);
 /* walk.c: write every staged value; -EGV_RETRY if one could not be. */
 int gv_walk_flush(struct gv_walk *w);

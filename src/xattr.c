@@ -22,7 +22,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "groups.h"
+#include "lookup.h"
+#include "proc.h"
+#include "uaccess.h"
 
 #ifndef SYS_getxattrat
 #define SYS_getxattrat 464

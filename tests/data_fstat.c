@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * data_fstat.c - a data: file is reopened from its pin and checked with
- * fstat(2) to be the inode pinned (open.c, proc.c). A check that cannot be
+ * fstat(2) to be the inode pinned (open.c, reopen.c). A check that cannot be
  * made gives the errno of that fstat(2) for the entry, never ESTALE, which
  * says that the file was another one; the rest of the call goes on.
  *

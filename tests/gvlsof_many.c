@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gvlsof_many.c - gvlsof shares a large round of getvalues() calls out
- * between threads, one per CPU (tools/gvlsof/batch.c): with holders whose
+ * between threads, one per CPU (tools/gvlsof/fetch.c): with holders whose
  * descriptors make rounds of thousands of names, its rows are still
  * lsof's, byte for byte, and the same as when it runs on one CPU (where
  * it makes each round one call); a helper thread is there for each further
@@ -178,7 +178,7 @@ int main(void)
 	ls_run_free(&one);
 	ls_run_free(&all);
 
-	/* a helper per further CPU, up to four threads (batch.c) */
+	/* a helper per further CPU, up to four threads (fetch.c) */
 	n = cpus();
 	if (n >= 2)
 		tap_is_long(repeat_threads(), n < 4 ? n : 4, "on %d CPUs, "

@@ -20,8 +20,9 @@
  *                       never fetched;
  *   fds.c               the descriptors of the admitted processes: which
  *                       can be listed, their rounds of calls and rows;
- *   batch.c             a round's names as getvalues_alloc_each() calls,
- *                       shared out between threads;
+ *   fetch.c             a round's names (a batch) fetched as
+ *                       getvalues_alloc_each() calls, shared out between
+ *                       threads;
  *   node.c, sock.c      each fetched file into a struct lfile, the row
  *                       lsof would print, with lsof's rules (node.c for
  *                       files, maps and anonymous inodes, sock.c for
@@ -326,7 +327,7 @@ extern struct opts opt;
 extern uid_t my_uid;
 
 /* ------------------------------------------------------------------ */
-/* util.c: memory, maps, text; batch.c: batches of getvalues() names.  */
+/* util.c: memory, maps, text; fetch.c: batches of names fetched.      */
 
 void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);

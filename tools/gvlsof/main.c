@@ -315,7 +315,7 @@ static void prepare(void)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
-	/* batch.c's helper threads allocate from that heap too */
+	/* fetch.c's helper threads allocate from that heap too */
 	mallopt(M_ARENA_MAX, 1);
 	heap_hugepages();
 	/*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * util.c - the helpers every part of gvlsof uses: memory that lives for a
- * cycle, stat fields from a batch (batch.c), a hash map and lsof's line
+ * cycle, stat fields from a batch (fetch.c), a hash map and lsof's line
  * parsing.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * out.c - the value sinks of getvalues(): how a getter puts a value where
+ * sink.c - the value sinks of getvalues(): how a getter puts a value where
  * the walk will write it, and the overflow rule of SPEC 2.2.
  *
  * Small values are staged in the walk's arena and written into the
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "scratch.h"
+#include "uaccess.h"
 #include "walk.h"
 
 #define GV_READ_CHUNK	65536u		/* staged part of a file */
@@ -128,6 +129,14 @@ int gv_put_field_names(struct gv_out *out, const struct gv_field *fields)
 	for (; fields && fields->name && !err; fields++)
 		err = gv_put_item(out, fields->name, strlen(fields->name));
 	return err;
+}
+
+/* A group's listing when it is the names of its fields (stat, fs, mnt). */
+int gv_list_fields(struct gv_ctx *ctx, const struct gv_req *req,
+		   struct gv_out *out)
+{
+	(void)ctx;
+	return gv_put_field_names(out, req->group->fields);
 }
 
 /*

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * batch.c - batches of getvalues() names: many names, one
- * getvalues_alloc_each() call (which makes more if a value overflows), and
- * a large batch shared out between threads, one per CPU, so that the
- * system calls of one round run on every CPU.
+ * fetch.c - the values of a round fetched: its names gathered in a batch,
+ * many names, one getvalues_alloc_each() call (which makes more if a value
+ * overflows), and a large batch shared out between threads, one per CPU,
+ * so that the system calls of one round run on every CPU.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lookup.h - lookups and opens beneath $ORIGIN: SUBPATH rules and
+ * confined lookups (lookup.c), the reopen of a pinned file (reopen.c), and
+ * a data: file opened without side effects (open.c).
+ */
+#ifndef GV_LOOKUP_H
+#define GV_LOOKUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/vfs.h>
+
+#include "ctx.h"
+
+/* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
+bool gv_subpath_valid(const char *sub);
+int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
+int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
+int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
+		    int oflags);
+int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
+/* $ORIGIN is on procfs (as fstatfs(2) says; not when it cannot say) */
+bool gv_origin_on_procfs(struct gv_ctx *ctx);
+void gv_lookup_release(struct gv_ctx *ctx);
+
+struct statx;
+/* reopen.c: the file pinned by @pin, opened with @oflags, checked */
+int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
+	      const struct statx *pinned);
+
+/*
+ * open.c: data:SUBPATH opened without side effects, for data.c and the
+ * uring batch alike.
+ */
+enum gv_data_kind {
+	GV_DATA_FILE = 1,	/* a regular file, open for reading in fd */
+	GV_DATA_LINK,		/* a symlink, O_PATH in fd: its target */
+	GV_DATA_TRY,		/* no special files on this file system:
+				   open SUBPATH by name beneath $ORIGIN */
+};
+struct gv_data_file {
+	int fd;			/* the caller closes it */
+	int64_t size;		/* of a GV_DATA_FILE; -1 when unknown */
+};
+/* A gv_data_kind, or -errno for the entry. */
+int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f);
+int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
+			struct gv_data_file *f);
+/* The open(2) flags of a data: file (O_NONBLOCK: data: never waits). */
+int gv_data_open_flags(void);
+/* $ORIGIN is on a file system without special files (open.c says which) */
+bool gv_data_shortcut(struct gv_ctx *ctx);
+/* ... whose regular files end where a read returns less than asked */
+bool gv_data_short_is_eof(struct gv_ctx *ctx);
+/* data:SUBPATH with a non-empty SUBPATH (the name of a file beneath) */
+bool gv_data_is_file(const struct gv_req *req);
+/* @sub has the shape of one of procfs's symlinks, $ORIGIN on procfs */
+bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub);
+
+#endif /* GV_LOOKUP_H */
