@@ -157,7 +157,10 @@ const struct gv_backend *gv_backend_readfile(int *err);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
 int gv_native_probe_nr(long nr, bool force);
 /* How auto sees the file system of $ORIGIN (batch.c). */
-enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC };
+enum gv_fs_class {
+	GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC,
+	GV_FS_SYS,	/* sysfs, cgroupfs and the other kernel files */
+};
 /* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */
 void gv_backend_force_fs_class(int cls);
 
@@ -332,6 +335,10 @@ struct gv_ctx {
 	int batch_state;
 	struct gv_batch *batch;
 	bool running;		/* counted in batch.c's calls running */
+	/* batch.c: auto's measurement of this call (cost.h); t0 0: none */
+	uint64_t cost_t0;
+	size_t cost_files;
+	uint8_t cost_class, cost_mech;
 
 	/* facts about $ORIGIN, fetched once per call when first needed */
 	bool have_statfs;
