@@ -27,7 +27,8 @@
  * preadv2(RWF_NOWAIT), and a file that is not cached (EAGAIN) sends the
  * call to io_uring; procfs goes to io_uring's workers only where this
  * process has fewer calls running than CPUs, and not at a thread's first
- * such call, which would pay for the ring.
+ * such call, which would pay for the ring; nor is a ring made only to see
+ * whether io_uring became the cheaper.
  */
 #include <errno.h>
 #include <sched.h>
@@ -248,13 +249,17 @@ static int gv_auto_decide(struct gv_ctx *ctx, size_t i)
 	enum gv_fs_class fs = gv_fs_class(ctx);
 	bool slow = false, may_be_cold;
 	size_t files = gv_count_files(ctx, i, fs == GV_FS_PROC, &slow);
-	enum gv_mech mech;
+	enum gv_mech mech, prior;
 
 	/* procfs without a CPU to spare: no batch, and nothing to learn */
 	if (!files || (fs == GV_FS_PROC && !gv_cpu_to_spare()))
 		return GV_BATCH_OFF;
 	ctx->cost_class = gv_cost_class_of(fs, slow);
-	mech = gv_cost_decide(ctx->cost_class, files, gv_auto_prior(fs, files));
+	prior = gv_auto_prior(fs, files);
+	mech = gv_cost_decide(ctx->cost_class, files, prior);
+	/* no ring is made to explore: a child of fork() has none */
+	if (mech == GV_MECH_URING && prior != mech && !gv_ring_warm())
+		mech = GV_MECH_SYNC;
 	may_be_cold = fs == GV_FS_DISK || fs == GV_FS_OTHER;
 	if (mech == GV_MECH_URING || (may_be_cold &&
 				      files >= GV_AUTO_PROBE_FILES)) {

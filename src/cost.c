@@ -21,8 +21,9 @@
  *     at most (1/16 of them while the two are within 6%).
  * The first GV_COST_MIN samples of a mechanism give the least of them; each
  * later one is weighed 1/4 into the average of the mechanism found
- * cheaper, 1/2 into the other's (its samples are rare, and the news they
- * bring is what makes auto change its mind). A sample above the average
+ * cheaper, 1/2 into the other's, or taken as it is where it is less (the
+ * other's samples are rare, and the news they bring is what makes auto
+ * change its mind). A sample above the average
  * counts as at most 1.5 times it: a call preempted for a time slice, or
  * slowed by another program, moves it by an eighth at most (a quarter for
  * the dearer), and only calls that stay dear make auto change its mind.
@@ -138,7 +139,7 @@ int gv_cost_learning(void)
 
 /*
  * The average of @old (of @s samples) with @v: see above. A sample above
- * it moves it by at most half of it, times the weight; one below, by all.
+ * it moves it by at most half of it, times the weight.
  */
 static uint32_t gv_cost_update(uint32_t old, uint32_t s, uint64_t v,
 			       bool dearer)
@@ -152,6 +153,8 @@ static uint32_t gv_cost_update(uint32_t old, uint32_t s, uint64_t v,
 	d = (int64_t)v - old;
 	if (d > old / 2)
 		d = old / 2;
+	if (dearer && d < 0)	/* explored, and found cheaper */
+		return v;
 	return old + (dearer ? d / 2 : d / 4);
 }
 
