@@ -5,7 +5,7 @@
  * cached and (as root) cold.
  *
  *   batch [-r REPEATS] [-R COLD_REPEATS] [-b shared|own] [-d DIR] [-C|-c]
- *         [-n N,N,...]
+ *         [-n N,N,...] [-P]
  *
  * Cached: for N = 1, 16, 64, 256 files (or those of -n), each repeat
  * times enough calls to read about 2048 files with each method, the
@@ -31,6 +31,8 @@
  * reach there without the native call. The last table counts the system
  * calls of one call of each method (ptrace(2), once the method is warm).
  * One getvalues() buffer is shared by all entries (-b own: each its own).
+ * -P: auto decides by its priors alone, the constants it used before it
+ * measured (gv_cost_test_mode(GV_COST_PRIORS)), for a before and after.
  *
  * The backends are switched in-process through the library's internal
  * gv_backend_force() (the static library is linked), which does what
@@ -678,7 +680,7 @@ static void probe_cost(const struct fileset *s, int repeats)
 static void usage(void)
 {
 	fprintf(stderr, "usage: batch [-r REPEATS] [-R COLD_REPEATS] "
-		"[-b shared|own] [-d DIR] [-C|-c] [-n N,N,...]\n");
+		"[-b shared|own] [-d DIR] [-C|-c] [-n N,N,...] [-P]\n");
 	exit(2);
 }
 
@@ -691,8 +693,9 @@ int main(int argc, char **argv)
 	static struct fileset sets[4], cold_set;
 	char warm_dir[PATH_MAX], cold_dir[PATH_MAX];
 
-	while ((opt = getopt(argc, argv, "r:R:b:d:Ccn:h")) != -1) {
+	while ((opt = getopt(argc, argv, "r:R:b:d:Ccn:Ph")) != -1) {
 		switch (opt) {
+		case 'P': gv_cost_test_mode(GV_COST_PRIORS); break;
 		case 'n':
 			ncached_ns = 0;
 			for (char *p = strtok(optarg, ","); p && ncached_ns < 16;
@@ -730,8 +733,10 @@ int main(int argc, char **argv)
 	snprintf(cold_dir, sizeof(cold_dir), "%s/cold", disk);
 
 	printf("One getvalues() call reading N files (data:NAME entries, %s "
-	       "buffer) against N open/read/close.\n\n",
-	       own_buffers ? "one buffer per entry" : "one shared");
+	       "buffer) against N open/read/close.%s\n\n",
+	       own_buffers ? "one buffer per entry" : "one shared",
+	       gv_cost_learning() ? "" : " auto by its priors alone (-P): "
+	       "the policy before it measured.");
 	if (do_cached) {
 		proc_set(&sets[nsets++]);
 		sys_set(&sets[nsets++]);
@@ -741,7 +746,8 @@ int main(int argc, char **argv)
 		mixed(&sets[0], repeats);
 		syscalls(sets, nsets);
 		probe_cost(&sets[3], repeats);
-		bookkeeping(repeats);
+		if (gv_cost_learning())
+			bookkeeping(repeats);
 	}
 	if (do_cold) {
 		file_set(&cold_set, "$DIR/gv-batch-*/cold", cold_dir, 1000);
