@@ -18,7 +18,9 @@
  *   - then the cheaper, and every Pth call the other, to see whether it
  *     became cheaper: P is 100 times the relative difference, between 16
  *     and 1024, so that exploring costs about 1% of the time of the calls
- *     at most (1/16 of them while the two are within 6%).
+ *     at most (1/16 of them while the two are within 6%); 25 times, 4%,
+ *     while the other has fewer than GV_COST_YOUNG samples, so that a
+ *     first sample that was unlucky (a preempted call) is soon put right.
  * The first GV_COST_MIN samples of a mechanism give the least of them; each
  * later one is weighed 1/4 into the average of the mechanism found
  * cheaper, 1/2 into the other's, or taken as it is where it is less (the
@@ -42,6 +44,7 @@
 #define GV_COST_BUCKETS	5
 #define GV_COST_MIN	2	/* samples of each before the averages count */
 #define GV_COST_SAT	255	/* samples are counted up to this */
+#define GV_COST_YOUNG	8	/* fewer samples: explored 4 times as often */
 
 struct gv_cost_cell {
 	uint32_t est[GV_MECH_COUNT];
@@ -79,14 +82,19 @@ static void gv_store(uint32_t *p, uint32_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/* Calls between two explorations of the dearer mechanism. */
-static uint32_t gv_cost_period(uint32_t best, uint32_t worse)
+/*
+ * Calls between two explorations of the dearer mechanism, which has
+ * @samples samples.
+ */
+static uint32_t gv_cost_period(uint32_t best, uint32_t worse,
+			       uint32_t samples)
 {
 	uint64_t p;
 
 	if (!best)
 		return 16;
-	p = 100 * (uint64_t)(worse - best) / best;
+	p = (samples < GV_COST_YOUNG ? 25 : 100) * (uint64_t)(worse - best) /
+	    best;
 	return p < 16 ? 16 : p > 1024 ? 1024 : p;
 }
 
@@ -101,7 +109,8 @@ static enum gv_mech gv_cost_choose(const struct gv_cost_view *v,
 		return v->samples[other] < v->samples[prior] ? other : prior;
 	best = v->est[GV_MECH_URING] < v->est[GV_MECH_SYNC] ?
 		GV_MECH_URING : GV_MECH_SYNC;
-	if (call % gv_cost_period(v->est[best], v->est[!best]))
+	if (call % gv_cost_period(v->est[best], v->est[!best],
+				  v->samples[!best]))
 		return best;
 	return !best;
 }
