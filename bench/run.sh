@@ -37,7 +37,9 @@ dear=" ${GV_BENCH_DEAR-batch} "
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 meltdown=$(cat /sys/devices/system/cpu/vulnerabilities/meltdown 2>/dev/null ||
 	echo unknown)
-read -r plain_ns dear_ns < <("$B/bench/syscost" -k "$K" -p)
+# "?" where syscost is not built (make kbench) or seccomp is refused
+read -r plain_ns dear_ns < <("$B/bench/syscost" -k "$K" -p 2>/dev/null ||
+	echo "? ?")
 machine="$(nproc) CPUs ($cpu), meltdown: $meltdown"
 
 # section FILE TITLE CMD REGIME: run CMD, write its section into FILE
