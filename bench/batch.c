@@ -5,7 +5,7 @@
  * cached and (as root) cold.
  *
  *   batch [-r REPEATS] [-R COLD_REPEATS] [-b shared|own] [-d DIR] [-C|-c]
- *         [-n N,N,...]
+ *         [-n N,N,...] [-P]
  *
  * Cached: for N = 1, 16, 64, 256 files (or those of -n), each repeat
  * times enough calls to read about 2048 files with each method, the
@@ -18,7 +18,12 @@
  * path, read(2) until it returns 0, close(2). Tables give medians per call
  * in microseconds, of wall time and of the process's CPU time (io_uring's
  * worker threads included), and ratios against the baseline: above 1, the
- * method is faster. The auto column shows what the policy chose. "floor"
+ * method is faster. "auto chose" gives the share of auto's calls that went
+ * through io_uring (it measures and explores: cost.c), "auto / best" the
+ * better of sync and uring divided by auto. A second table holds a mixed
+ * set of 64 procfs files of one process (what a ps-like listing reads),
+ * 64 kernel stacks, and procfs with one CPU kept busy by another process.
+ * Last, what auto's bookkeeping costs per call. "floor"
  * is the strict path of tmpfs and ext4 written out by hand with plain
  * system calls (each file pinned with openat2(O_PATH), checked with
  * statx(2), reopened through /proc/thread-self/fd, the reopened file
@@ -26,6 +31,8 @@
  * reach there without the native call. The last table counts the system
  * calls of one call of each method (ptrace(2), once the method is warm).
  * One getvalues() buffer is shared by all entries (-b own: each its own).
+ * -P: auto decides by its priors alone, the constants it used before it
+ * measured (gv_cost_test_mode(GV_COST_PRIORS)), for a before and after.
  *
  * The backends are switched in-process through the library's internal
  * gv_backend_force() (the static library is linked), which does what
@@ -33,6 +40,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -47,6 +55,7 @@
 
 #include <getvalues.h>
 
+#include "../src/cost.h"
 #include "../src/internal.h"
 #include "bench.h"
 
@@ -116,6 +125,29 @@ static void proc_set(struct fileset *s)
 	s->label = "/proc/self";
 	strcpy(s->origin, "/proc/self");
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", s->origin, files[i]);
+		if (readable(path))
+			add_name(s, files[i]);
+	}
+}
+
+/*
+ * The files a ps-like listing reads of one process, four times each (64
+ * files), and 64 times its kernel stack (root only), whose read io_uring's
+ * workers make dear.
+ */
+static void mixed_set(struct fileset *s, bool stack_only)
+{
+	static const char *const files[] = {
+		"stat", "status", "statm", "comm", "cmdline", "environ",
+		"limits", "io", "cgroup", "oom_score", "oom_adj", "wchan",
+		"sessionid", "loginuid", "personality", "stack",
+	};
+	char path[PATH_MAX];
+
+	s->label = stack_only ? "/proc/self, stack" : "/proc/self, mixed";
+	strcpy(s->origin, "/proc/self");
+	for (size_t i = stack_only ? 15 : 0; i < GV_ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), "%s/%s", s->origin, files[i]);
 		if (readable(path))
 			add_name(s, files[i]);
@@ -302,12 +334,11 @@ static void one_call(void *arg)
 }
 
 /*
- * One measurement: wall and CPU ns per call over @loops calls; *@choice
- * for auto.
+ * One measurement: wall and CPU ns per call over @loops calls; for auto,
+ * *@urings gets the calls of them it made through io_uring.
  */
 static void measure(enum method m, const struct fileset *s, int n,
-		    int loops, double *wall, double *cpu,
-		    enum gv_backend_id *choice)
+		    int loops, double *wall, double *cpu, int *urings)
 {
 	double t, c;
 
@@ -315,12 +346,24 @@ static void measure(enum method m, const struct fileset *s, int n,
 		gv_backend_force(backend_of[m]);
 	t = bench_now_ns();
 	c = bench_cpu_ns();
-	for (int l = 0; l < loops; l++)
+	for (int l = 0; l < loops; l++) {
 		run_once(m, s, n);
+		if (urings)
+			*urings += gv_backend_last() == GV_BACKEND_URING;
+	}
 	*cpu = (bench_cpu_ns() - c) / loops;
 	*wall = (bench_now_ns() - t) / loops;
-	if (choice)
-		*choice = gv_backend_last();
+}
+
+/* What auto chose in @urings of @calls calls. */
+static void choice_name(char *out, size_t size, int urings, int calls)
+{
+	if (!urings)
+		snprintf(out, size, "sync");
+	else if (urings == calls)
+		snprintf(out, size, "uring");
+	else
+		snprintf(out, size, "uring %.0f%%", 100.0 * urings / calls);
 }
 
 /* A method's figure and its ratio to the baseline; "-" if not measured. */
@@ -332,13 +375,19 @@ static void cell(const double med[M_COUNT], enum method m)
 		printf(" - | - |");
 }
 
+/*
+ * A row; "auto / best": the better of sync and uring divided by auto
+ * (below 1: auto is slower than the better of the two).
+ */
 static void row(const char *label, const char *fs, int n,
 		const double med[M_COUNT], const char *choice)
 {
+	double best = med[M_SYNC] < med[M_URING] ? med[M_SYNC] : med[M_URING];
+
 	printf("| %s | %s | %d | %.1f |", label, fs, n, med[M_ORC] / 1e3);
 	for (int m = M_FLOOR; m < M_COUNT; m++)
 		cell(med, m);
-	printf(" %s |\n", choice);
+	printf(" %s | %.2f |\n", choice, best / med[M_AUTO]);
 	fflush(stdout);
 }
 
@@ -347,10 +396,10 @@ static void header(const char *what)
 	printf("| files | fs | N | orc %s |", what);
 	for (int m = M_FLOOR; m < M_COUNT; m++)
 		printf(" %s | ratio |", method_name[m]);
-	printf(" auto chose |\n|---|---|---:|---:|");
+	printf(" auto chose | auto / best |\n|---|---|---:|---:|");
 	for (int m = M_FLOOR; m < M_COUNT; m++)
 		printf("---:|---:|");
-	printf("---|\n");
+	printf("---|---:|\n");
 }
 
 static int cached_ns[16] = { 1, 16, 64, 256 }, ncached_ns = 4;
@@ -361,69 +410,158 @@ static bool applies(enum method m, const struct fileset *s)
 	return m != M_FLOOR || s->strict;
 }
 
-static void cached(struct fileset *sets, int nsets, int repeats)
+/* The figures of one row: N files of one set, every method. */
+struct result {
+	const char *label, *fs;
+	int n;
+	double wall[M_COUNT], cpu[M_COUNT];
+	char choice[16];
+};
+
+/*
+ * Cached files: @repeats rounds of about FILES_PER_REPEAT files per
+ * method, the methods taking turns; medians into @res.
+ */
+static void measure_cached(const struct fileset *s, int n, int repeats,
+			   struct result *res)
 {
-	static double wall[16][4][M_COUNT], cpu[16][4][M_COUNT];
-	static char choices[16][4][8];
-	double tw[M_COUNT][MAX_REPEATS], tc[M_COUNT][MAX_REPEATS];
+	static double tw[M_COUNT][MAX_REPEATS], tc[M_COUNT][MAX_REPEATS];
+	int loops = (FILES_PER_REPEAT + n - 1) / n, urings = 0;
 
-	printf("### Cached files\n\n");
-	printf("%d repeats of about %d files per method; medians of wall "
-	       "time per call in microseconds, and its ratio to "
-	       "open/read/close (above 1: faster).\n\n", repeats,
-	       FILES_PER_REPEAT);
-	for (int k = 0; k < nsets; k++) {
-		struct fileset *s = &sets[k];
+	prepare(s, n);
+	for (int m = 0; m < M_COUNT; m++)	/* warm up */
+		if (applies(m, s))
+			measure(m, s, n, loops / 8 + 1, &tw[m][0], &tc[m][0],
+				NULL);
+	/* the order rotates: no method always follows another */
+	for (int r = 0; r < repeats; r++)
+		for (int q = 0; q < M_COUNT; q++) {
+			int m = (q + r) % M_COUNT;
 
-		for (int j = 0; j < ncached_ns; j++) {
-			int n = cached_ns[j], loops = (FILES_PER_REPEAT + n - 1) /
-						      n;
-			enum gv_backend_id choice = GV_BACKEND_SYNC;
-			int uring_choices = 0;
-
-			prepare(s, n);
-			for (int m = 0; m < M_COUNT; m++)	/* warm up */
-				if (applies(m, s))
-					measure(m, s, n, loops / 8 + 1,
-						&tw[m][0], &tc[m][0], NULL);
-			/* the order rotates: no method always follows another */
-			for (int r = 0; r < repeats; r++)
-				for (int q = 0; q < M_COUNT; q++) {
-					int m = (q + r) % M_COUNT;
-
-					if (!applies(m, s))
-						continue;
-					measure(m, s, n, loops, &tw[m][r],
-						&tc[m][r],
-						m == M_AUTO ? &choice : NULL);
-					if (m == M_AUTO)
-						uring_choices +=
-						choice == GV_BACKEND_URING;
-				}
-			for (int m = 0; m < M_COUNT; m++) {
-				wall[k][j][m] = applies(m, s) ?
-					bench_median(tw[m], repeats) : 0;
-				cpu[k][j][m] = applies(m, s) ?
-					bench_median(tc[m], repeats) : 0;
-			}
-			snprintf(choices[k][j], sizeof(choices[k][j]), "%s",
-				 uring_choices == 0 ? "sync" :
-				 uring_choices == repeats ? "uring" : "mixed");
+			if (applies(m, s))
+				measure(m, s, n, loops, &tw[m][r], &tc[m][r],
+					m == M_AUTO ? &urings : NULL);
 		}
+	for (int m = 0; m < M_COUNT; m++) {
+		res->wall[m] = applies(m, s) ? bench_median(tw[m], repeats) : 0;
+		res->cpu[m] = applies(m, s) ? bench_median(tc[m], repeats) : 0;
 	}
+	res->label = s->label;
+	res->fs = bench_fs_name(s->origin);
+	res->n = n;
+	choice_name(res->choice, sizeof(res->choice), urings,
+		    repeats * loops);
+}
+
+/* The rows' wall times, then their CPU times. */
+static void print_results(const struct result *res, int nrows)
+{
 	header("µs");
-	for (int k = 0; k < nsets; k++)
-		for (int j = 0; j < ncached_ns; j++)
-			row(sets[k].label, bench_fs_name(sets[k].origin),
-			    cached_ns[j], wall[k][j], choices[k][j]);
+	for (int i = 0; i < nrows; i++)
+		row(res[i].label, res[i].fs, res[i].n, res[i].wall,
+		    res[i].choice);
 	printf("\nThe same calls, CPU time of the process (io_uring's worker "
 	       "threads included) per call in microseconds, and its ratio to "
 	       "open/read/close.\n\n");
 	header("CPU µs");
+	for (int i = 0; i < nrows; i++)
+		row(res[i].label, res[i].fs, res[i].n, res[i].cpu,
+		    res[i].choice);
+}
+
+static void cached(struct fileset *sets, int nsets, int repeats)
+{
+	static struct result res[4 * 16];
+	int nrows = 0;
+
+	printf("### Cached files\n\n");
+	printf("%d repeats of about %d files per method; medians of wall "
+	       "time per call in microseconds, and its ratio to "
+	       "open/read/close (above 1: faster). auto chose: the share of "
+	       "its calls it made through io_uring; auto / best: the better "
+	       "of sync and uring divided by auto (below 1: auto is "
+	       "slower).\n\n", repeats, FILES_PER_REPEAT);
 	for (int k = 0; k < nsets; k++)
 		for (int j = 0; j < ncached_ns; j++)
-			row(sets[k].label, bench_fs_name(sets[k].origin),
-			    cached_ns[j], cpu[k][j], choices[k][j]);
+			measure_cached(&sets[k], cached_ns[j], repeats,
+				       &res[nrows++]);
+	print_results(res, nrows);
+}
+
+/* A process that keeps one CPU busy, until killed. */
+static pid_t busy_cpu(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid)
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	return pid;
+}
+
+/*
+ * A ps-like set of 64 procfs files, 64 kernel stacks, and procfs with one
+ * CPU kept busy by another process, which leaves io_uring's workers none.
+ */
+static void mixed(struct fileset *proc, int repeats)
+{
+	static struct fileset sets[2];
+	struct result res[4];
+	int nrows = 0, status;
+	pid_t pid;
+
+	mixed_set(&sets[0], false);
+	mixed_set(&sets[1], true);
+	printf("\n### A mixed procfs set, and a CPU kept busy\n\n");
+	printf("As above, N = 64: the files a ps-like listing reads of one "
+	       "process (%d names, each %d times), 64 kernel stacks, then "
+	       "procfs files while another process keeps one CPU busy (a "
+	       "loop).\n\n", sets[0].count, 64 / sets[0].count);
+	measure_cached(&sets[0], 64, repeats, &res[nrows++]);
+	if (sets[1].count)
+		measure_cached(&sets[1], 64, repeats, &res[nrows++]);
+	pid = busy_cpu();
+	measure_cached(proc, 64, repeats, &res[nrows]);
+	res[nrows++].label = "/proc/self, a CPU busy";
+	measure_cached(&sets[0], 64, repeats, &res[nrows]);
+	res[nrows++].label = "/proc/self, mixed, a CPU busy";
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	print_results(res, nrows);
+	if (!sets[1].count)
+		printf("\n/proc/self/stack is not readable here (root only): "
+		       "no row of stacks.\n");
+}
+
+/*
+ * What auto's bookkeeping costs a call: two readings of the clock, one
+ * decision and one update of its table (cost.c), in a class no set here
+ * uses; what it has learned of it is forgotten afterwards.
+ */
+static void bookkeeping(int repeats)
+{
+	double t[MAX_REPEATS];
+
+	for (int r = 0; r < repeats; r++) {
+		double t0 = bench_now_ns();
+
+		for (int l = 0; l < 100000; l++) {
+			uint64_t c0 = gv_cost_now();
+			enum gv_mech m = gv_cost_decide(GV_COST_OTHER, 64,
+							GV_MECH_SYNC);
+
+			gv_cost_record(GV_COST_OTHER, 64, m,
+				       gv_cost_now() - c0 + 64000);
+		}
+		t[r] = (bench_now_ns() - t0) / 100000;
+	}
+	gv_cost_test_reset();
+	printf("\nauto's bookkeeping per call (two readings of the "
+	       "monotonic clock, a decision, an update of its table): %.0f "
+	       "ns, median of %d rounds of 100000; %.0f ns in the fastest "
+	       "round.\n", bench_median(t, repeats), repeats, t[0]);
 }
 
 /* The system calls of one call of each method, N = 1 and 64. */
@@ -493,8 +631,8 @@ static void cold(struct fileset *s, int repeats)
 	       repeats, FILE_SIZE);
 	header("µs");
 	for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
-		int n = ns[j], uring_choices = 0;
-		enum gv_backend_id choice;
+		int n = ns[j], urings = 0;
+		char choice[16];
 
 		prepare(s, n);
 		for (int r = 0; r < repeats; r++)
@@ -503,16 +641,12 @@ static void cold(struct fileset *s, int repeats)
 
 				drop_caches();
 				measure(m, s, n, 1, &t[m][r], &c[m][r],
-					&choice);
-				if (m == M_AUTO)
-					uring_choices +=
-						choice == GV_BACKEND_URING;
+					m == M_AUTO ? &urings : NULL);
 			}
 		for (int m = 0; m < M_COUNT; m++)
 			med[m] = bench_median(t[m], repeats);
-		row(s->label, bench_fs_name(s->origin), n, med,
-		    uring_choices == 0 ? "sync" :
-		    uring_choices == repeats ? "uring" : "mixed");
+		choice_name(choice, sizeof(choice), urings, repeats);
+		row(s->label, bench_fs_name(s->origin), n, med, choice);
 	}
 }
 
@@ -546,7 +680,7 @@ static void probe_cost(const struct fileset *s, int repeats)
 static void usage(void)
 {
 	fprintf(stderr, "usage: batch [-r REPEATS] [-R COLD_REPEATS] "
-		"[-b shared|own] [-d DIR] [-C|-c] [-n N,N,...]\n");
+		"[-b shared|own] [-d DIR] [-C|-c] [-n N,N,...] [-P]\n");
 	exit(2);
 }
 
@@ -559,8 +693,9 @@ int main(int argc, char **argv)
 	static struct fileset sets[4], cold_set;
 	char warm_dir[PATH_MAX], cold_dir[PATH_MAX];
 
-	while ((opt = getopt(argc, argv, "r:R:b:d:Ccn:h")) != -1) {
+	while ((opt = getopt(argc, argv, "r:R:b:d:Ccn:Ph")) != -1) {
 		switch (opt) {
+		case 'P': gv_cost_test_mode(GV_COST_PRIORS); break;
 		case 'n':
 			ncached_ns = 0;
 			for (char *p = strtok(optarg, ","); p && ncached_ns < 16;
@@ -598,16 +733,21 @@ int main(int argc, char **argv)
 	snprintf(cold_dir, sizeof(cold_dir), "%s/cold", disk);
 
 	printf("One getvalues() call reading N files (data:NAME entries, %s "
-	       "buffer) against N open/read/close.\n\n",
-	       own_buffers ? "one buffer per entry" : "one shared");
+	       "buffer) against N open/read/close.%s\n\n",
+	       own_buffers ? "one buffer per entry" : "one shared",
+	       gv_cost_learning() ? "" : " auto by its priors alone (-P): "
+	       "the policy before it measured.");
 	if (do_cached) {
 		proc_set(&sets[nsets++]);
 		sys_set(&sets[nsets++]);
 		file_set(&sets[nsets++], "/dev/shm/gv-batch-*", shm, 256);
 		file_set(&sets[nsets++], "$DIR/gv-batch-*/warm", warm_dir, 256);
 		cached(sets, nsets, repeats);
+		mixed(&sets[0], repeats);
 		syscalls(sets, nsets);
 		probe_cost(&sets[3], repeats);
+		if (gv_cost_learning())
+			bookkeeping(repeats);
 	}
 	if (do_cold) {
 		file_set(&cold_set, "$DIR/gv-batch-*/cold", cold_dir, 1000);

@@ -11,6 +11,12 @@
 # "native" boots the patched Linux 6.12 in QEMU (kernel/kcheck.sh --bench,
 # make kbench) and measures the native system calls there, under TCG
 # emulation: only its ratios mean anything.
+#
+# Two kinds of machine: the benchmarks named in GV_BENCH_DEAR (default:
+# batch) run a second time under bench/syscost, which makes every system
+# call dearer by GV_SYSCOST_LOADS loads of a seccomp filter (default 5000,
+# some 0.6-0.9 us), into a section NAME-dear of its own. Each section says
+# the CPU, its page-table isolation and what one system call cost there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${GV_BUILD:-build}
@@ -26,6 +32,49 @@ benchmarks=(
 "native|The native system calls in Linux 6.12 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
 )
 
+K=${GV_SYSCOST_LOADS:-5000}
+dear=" ${GV_BENCH_DEAR-batch} "
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+meltdown=$(cat /sys/devices/system/cpu/vulnerabilities/meltdown 2>/dev/null ||
+	echo unknown)
+# "?" where syscost is not built (make kbench) or seccomp is refused
+read -r plain_ns dear_ns < <("$B/bench/syscost" -k "$K" -p 2>/dev/null ||
+	echo "? ?")
+machine="$(nproc) CPUs ($cpu), meltdown: $meltdown"
+
+# section FILE TITLE CMD REGIME: run CMD, write its section into FILE
+section() {
+	local file=$1 title=$2 cmd=$3 regime=$4 out run
+	run=$cmd
+	[ "$regime" = dear ] && run="$B/bench/syscost -k $K -- bash -c '$cmd'"
+	echo "bench: $(basename "$file" .md): $run" >&2
+	out=$(bash -c "$run")
+	{
+		echo "## $title"
+		echo
+		echo "Command: \`${run//$B\//build/}\`"
+		echo
+		if [ "$file" = bench/results/native.md ]; then
+			echo "Run on $(date -u +%Y-%m-%d) in the kcheck guest (QEMU" \
+				"TCG, 2 virtual CPUs) on a host with $(nproc) CPUs, commit" \
+				"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+		elif [ "$regime" = dear ]; then
+			echo "Run on $(date -u +%Y-%m-%d), kernel $(uname -r)," \
+				"$machine, commit" \
+				"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)." \
+				"System calls made dearer: a getppid() costs $dear_ns ns" \
+				"under the filter ($plain_ns ns without)."
+		else
+			echo "Run on $(date -u +%Y-%m-%d), kernel $(uname -r)," \
+				"$machine, commit" \
+				"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)." \
+				"A getppid() costs $plain_ns ns."
+		fi
+		echo
+		echo "$out"
+	} >"$file"
+}
+
 names=()
 for entry in "${benchmarks[@]}"; do names+=("${entry%%|*}"); done
 want=("$@")
@@ -39,25 +88,11 @@ mkdir -p bench/results
 for entry in "${benchmarks[@]}"; do
 	IFS='|' read -r name title cmd <<<"$entry"
 	case " ${want[*]} " in *" $name "*) ;; *) continue ;; esac
-	echo "bench: $name: $cmd" >&2
-	out=$(bash -c "$cmd")
-	{
-		echo "## $title"
-		echo
-		echo "Command: \`${cmd//$B\//build/}\`"
-		echo
-		if [ "$name" = native ]; then
-			echo "Run on $(date -u +%Y-%m-%d) in the kcheck guest (QEMU" \
-				"TCG, 2 virtual CPUs) on a host with $(nproc) CPUs, commit" \
-				"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
-		else
-			echo "Run on $(date -u +%Y-%m-%d), kernel $(uname -r)," \
-				"$(nproc) CPUs, commit" \
-				"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
-		fi
-		echo
-		echo "$out"
-	} >"bench/results/$name.md"
+	section "bench/results/$name.md" "$title" "$cmd" plain
+	case "$dear" in *" $name "*) ;; *) continue ;; esac
+	section "bench/results/$name-dear.md" \
+		"$title, system calls made dearer (bench/syscost -k $K)" \
+		"$cmd" dear
 done
 
 {
@@ -67,10 +102,16 @@ done
 	echo "each with the command that produced it. These are not tests: the VMs"
 	echo "are noisy, so every figure is a median of repeats and the ratios"
 	echo "matter more than absolute times."
+	echo
+	echo "The machine of the last run: $machine; a getppid() costs" \
+		"$plain_ns ns, $dear_ns ns under bench/syscost -k $K (the other" \
+		"kind of machine: sections marked \"system calls made dearer\")."
 	for name in "${names[@]}"; do
-		[ -f "bench/results/$name.md" ] || continue
-		echo
-		cat "bench/results/$name.md"
+		for f in "bench/results/$name.md" "bench/results/$name-dear.md"; do
+			[ -f "$f" ] || continue
+			echo
+			cat "$f"
+		done
 	done
 } >bench/RESULTS.md
 echo "bench: results in bench/RESULTS.md" >&2

@@ -24,11 +24,6 @@ import sys
 # They are left out of the cycle check (and listed as allowed); any other
 # edge that closes a cycle fails. Remove a line once its change is made.
 ALLOWED = {
-    # fds.c (descriptors, the bottom layer) resets the count of running
-    # calls of the fetch policy in a new process. Removed when batch.c
-    # keeps that count with the gv_fork_gen() it was made in, as uring.c
-    # does with its ring, and fds.c no longer calls it.
-    ("fds", "batch"): "gv_batch_new_process",
     # The io_uring code tells the backend registry that io_uring stopped
     # working in this process. Removed when backend.c asks the uring ops
     # table instead (a member that says the backend was lost, or a probe
@@ -50,7 +45,7 @@ LAYERS = [
     "lookup reopen open",
     "mnt_table mountinfo statmount uring uring_batch uring_backend native "
     "sync backend",
-    "batch",
+    "cost batch",
     "stat fs xattr data dir mnt",
     "names",
     "getvalues readfile alloc version",

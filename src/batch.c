@@ -4,45 +4,44 @@
  * at a time by data.c, or all at once by the io_uring backend
  * (uring_batch.c), and the auto policy that chooses.
  *
- * The auto policy, from bench/batch (figures in bench/RESULTS.md). What
- * io_uring saves is system calls, about a microsecond each on the VMs this
- * was measured on; what it costs is the ring's work and, where a read
- * cannot complete without blocking, a hand-over to an io-wq worker thread.
- *   - procfs, from 16 data: files on, where the process may run on more
- *     CPUs than it has getvalues() calls running: io_uring. Its workers
- *     open and read the files on a spare CPU while this thread submits:
- *     1.3x-1.7x the wall time of sync (16 to 256 files), and less CPU
- *     time too, since the files are opened, read and closed without a
- *     system call each.
- *   - sysfs, tmpfs and the other memory file systems: sync. On sysfs the
- *     workers win no wall time and take some 1.7x the CPU time; on tmpfs
- *     the files are opened by this thread all the same (they may be
- *     FIFOs) and the ring only adds its work.
- *   - ext2/3/4, xfs, btrfs, f2fs: io_uring reads cached files inline,
- *     and queues the reads of cold ones to the disk all at once; the
- *     files are opened as data.c opens them, in system calls. Up to
- *     1.2x-1.3x faster than sync for cached files, 3x-5x for cold ones
- *     (64 and 1000 files); even one cached file is some 5% faster in
- *     wall and CPU time (its value is read straight into the caller's
- *     buffer: one system call fewer). uring from one data: file on.
- *   - other file systems (network, FUSE, overlay, ...): only when the
- *     files are cold, which one preadv2(RWF_NOWAIT) of the first file's
- *     first byte tells (EAGAIN), made on the descriptor the sync path
- *     has just opened: one system call per call, only from 8 data: files
- *     on, where it costs less than 2%. A file system that cannot answer
- *     (EOPNOTSUPP: overlayfs, for one) stays on sync.
+ * auto chooses from what it measured of the library's own calls in this
+ * process (cost.c): the time per file of each mechanism, by class of
+ * files and size of call. What io_uring saves is system calls, some 100 ns
+ * each on a machine without page-table isolation, a microsecond or more
+ * with it or behind a long seccomp filter; what it costs is the ring's
+ * work and, where a read cannot complete without blocking, a hand-over to
+ * an io-wq worker thread, which wins wall time only with a CPU to spare.
+ * Until it has measured both, auto starts from the constants it used to
+ * decide by alone (its priors), measured on a VM with page-table
+ * isolation (bench/batch, bench/RESULTS.md):
+ *   - procfs, from 16 data: files on: io_uring, 1.3x-1.7x the wall time
+ *     of sync there; sysfs, tmpfs and the other memory file systems: sync
+ *     (the workers win no wall time and take more CPU time);
+ *   - ext2/3/4, xfs, btrfs, f2fs: io_uring from one file on; it reads
+ *     cached files inline and queues the reads of cold ones all at once
+ *     (3x-5x faster than sync for 64 and 1000 cold files);
+ *   - other file systems: sync.
+ * Some choices are not learned, since the next call would not be like the
+ * last: a file system that may hold cold files (disk, other) on sync from
+ * 8 files on first reads one byte of the first file with
+ * preadv2(RWF_NOWAIT), and a file that is not cached (EAGAIN) sends the
+ * call to io_uring; procfs goes to io_uring's workers only where this
+ * process has fewer calls running than CPUs, and not at a thread's first
+ * such call, which would pay for the ring; nor is a ring made only to see
+ * whether io_uring became the cheaper.
  */
 #include <errno.h>
 #include <sched.h>
 #include <linux/magic.h>
 #include <sys/uio.h>
 
+#include "cost.h"
 #include "internal.h"
 
-/* data: files from which auto batches; see above */
+/* data: files from which auto batches by its priors; see above */
 #define GV_AUTO_PROC_FILES	16	/* on procfs, with two CPUs or more */
-#define GV_AUTO_DISK_FILES	1	/* on the file systems listed below */
-#define GV_AUTO_PROBE_FILES	8	/* elsewhere, if the first is cold */
+#define GV_AUTO_DISK_FILES	1	/* on disk file systems */
+#define GV_AUTO_PROBE_FILES	8	/* sync: probe the first for cold */
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -67,10 +66,21 @@
  * calls of its parent's other threads do not go on in it.
  */
 static int gv_calls_running;
+static unsigned long gv_calls_gen;	/* the gv_fork_gen() it counts in */
 
-void gv_batch_new_process(void)
+/*
+ * The first call in a new process starts the count from 0, as uring.c
+ * makes a new ring: fds.c's generation says the process is new.
+ */
+static void gv_calls_new_process(void)
 {
-	__atomic_store_n(&gv_calls_running, 0, __ATOMIC_RELAXED);
+	unsigned long gen = gv_fork_gen();
+	unsigned long old = __atomic_load_n(&gv_calls_gen, __ATOMIC_ACQUIRE);
+
+	if (old != gen &&
+	    __atomic_compare_exchange_n(&gv_calls_gen, &old, gen, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		__atomic_store_n(&gv_calls_running, 0, __ATOMIC_RELAXED);
 }
 
 /* Tests: @n more calls running (or fewer), as if other threads made them. */
@@ -81,6 +91,7 @@ void gv_batch_test_running(int n)
 
 void gv_batch_begin(struct gv_ctx *ctx)
 {
+	gv_calls_new_process();
 	__atomic_add_fetch(&gv_calls_running, 1, __ATOMIC_RELAXED);
 	ctx->running = true;
 	switch (gv_backend_forced()) {
@@ -95,11 +106,16 @@ void gv_batch_begin(struct gv_ctx *ctx)
 		break;
 	}
 	ctx->batch = NULL;
+	ctx->cost_t0 = 0;
 	gv_backend_set_last(GV_BACKEND_SYNC);
 }
 
 void gv_batch_end(struct gv_ctx *ctx)
 {
+	if (ctx->cost_t0)
+		gv_cost_record(ctx->cost_class, ctx->cost_files,
+			       ctx->cost_mech, gv_cost_now() - ctx->cost_t0);
+	ctx->cost_t0 = 0;
 	if (ctx->running)
 		__atomic_sub_fetch(&gv_calls_running, 1, __ATOMIC_RELAXED);
 	ctx->running = false;
@@ -136,13 +152,14 @@ static enum gv_fs_class gv_fs_class(struct gv_ctx *ctx)
 	case SYSFS_MAGIC:
 	case CGROUP_SUPER_MAGIC:
 	case CGROUP2_SUPER_MAGIC:
-	case TMPFS_MAGIC:
-	case RAMFS_MAGIC:
 	case DEBUGFS_MAGIC:
 	case TRACEFS_MAGIC:
 	case SECURITYFS_MAGIC:
 	case CONFIGFS_MAGIC:
 	case BPF_FS_MAGIC:
+		return GV_FS_SYS;
+	case TMPFS_MAGIC:
+	case RAMFS_MAGIC:
 	case DEVPTS_SUPER_MAGIC:
 	case HUGETLBFS_MAGIC:
 		return GV_FS_MEMORY;
@@ -157,20 +174,26 @@ static enum gv_fs_class gv_fs_class(struct gv_ctx *ctx)
 }
 
 /*
- * data: files from entry @i on, up to @max. On procfs, only those the ring
- * would fetch: a process's fd/N, cwd, exe and the like are links that it
- * leaves to data.c (uring_batch.c), and a call of thousands of them, as
- * gvlsof makes, would plan a batch for nothing.
+ * data: files from entry @i on; *@slow when one of them is learned apart
+ * (cost.c). On procfs, only those the ring would fetch: a process's fd/N,
+ * cwd, exe and the like are links that it leaves to data.c
+ * (uring_batch.c), and a call of thousands of them, as gvlsof makes, would
+ * plan a batch for nothing.
  */
-static size_t gv_count_files(struct gv_ctx *ctx, size_t i, size_t max,
-			     bool ring_only)
+static size_t gv_count_files(struct gv_ctx *ctx, size_t i, bool proc,
+			     bool *slow)
 {
 	size_t files = 0;
 
-	for (; i < ctx->nreqs && files < max; i++)
-		files += gv_data_is_file(&ctx->reqs[i]) &&
-			 !(ring_only && gv_uring_refuses(ctx,
-							 ctx->reqs[i].arg));
+	for (; i < ctx->nreqs; i++) {
+		const struct gv_req *req = &ctx->reqs[i];
+
+		if (!gv_data_is_file(req) ||
+		    (proc && gv_uring_refuses(ctx, req->arg)))
+			continue;
+		files++;
+		*slow = *slow || (proc && gv_cost_slow_file(req->arg));
+	}
 	return files;
 }
 
@@ -193,46 +216,80 @@ static bool gv_cpu_to_spare(void)
 /* procfs calls of this thread that could have been batches */
 static __thread unsigned int gv_proc_calls;
 
+/*
+ * A thread's first batch pays for its ring, the ring's io-wq workers and
+ * the page faults of its staging memory, more than 16 to 256 procfs files
+ * save: gvlsof, whose threads make a call or two each, took some 11%
+ * longer through io_uring than on plain system calls. So a thread's first
+ * such call is made on plain system calls; its batches begin with the
+ * second, or where the ring is there already.
+ */
+static bool gv_proc_first_call(void)
+{
+	return !gv_ring_warm() && !gv_proc_calls++;
+}
+
+/* The constant policy: auto's choice before it has measured. */
+static enum gv_mech gv_auto_prior(enum gv_fs_class fs, size_t files)
+{
+	if (fs == GV_FS_PROC && files >= GV_AUTO_PROC_FILES)
+		return GV_MECH_URING;
+	if (fs == GV_FS_DISK && files >= GV_AUTO_DISK_FILES)
+		return GV_MECH_URING;
+	return GV_MECH_SYNC;
+}
+
+static enum gv_cost_class gv_cost_class_of(enum gv_fs_class fs, bool slow)
+{
+	switch (fs) {
+	case GV_FS_PROC:
+		return slow ? GV_COST_PROC_SLOW : GV_COST_PROC;
+	case GV_FS_SYS:
+		return GV_COST_SYS;
+	case GV_FS_MEMORY:
+		return GV_COST_MEMORY;
+	case GV_FS_DISK:
+		return GV_COST_DISK;
+	default:
+		return GV_COST_OTHER;
+	}
+}
+
 /* auto, at the first data: entry (@i): batch, probe, or one at a time? */
 static int gv_auto_decide(struct gv_ctx *ctx, size_t i)
 {
-	int state;
+	enum gv_fs_class fs = gv_fs_class(ctx);
+	bool slow = false, may_be_cold;
+	size_t files = gv_count_files(ctx, i, fs == GV_FS_PROC, &slow);
+	enum gv_mech mech, prior;
 
-	switch (gv_fs_class(ctx)) {
-	case GV_FS_PROC:
-		if (!gv_cpu_to_spare() ||
-		    gv_count_files(ctx, i, GV_AUTO_PROC_FILES, true) <
-		    GV_AUTO_PROC_FILES)
-			return GV_BATCH_OFF;
-		/*
-		 * A thread's first batch pays for its ring, the ring's io-wq
-		 * workers and the page faults of its staging memory, more
-		 * than 16 to 256 procfs files save: gvlsof, whose threads
-		 * make a call or two each, took some 11% longer through
-		 * io_uring than on plain system calls. So a thread's first
-		 * such call is made on plain system calls; its batches begin
-		 * with the second, or where the ring is there already.
-		 */
-		if (!gv_ring_warm() && !gv_proc_calls++)
-			return GV_BATCH_OFF;
-		state = GV_BATCH_NOW;
-		break;
-	case GV_FS_DISK:
-		if (gv_count_files(ctx, i, GV_AUTO_DISK_FILES, false) <
-		    GV_AUTO_DISK_FILES)
-			return GV_BATCH_OFF;
-		state = GV_BATCH_NOW;
-		break;
-	case GV_FS_OTHER:
-		if (gv_count_files(ctx, i, GV_AUTO_PROBE_FILES, false) <
-		    GV_AUTO_PROBE_FILES)
-			return GV_BATCH_OFF;
-		state = GV_BATCH_PROBE;
-		break;
-	default:
+	/* procfs without a CPU to spare: no batch, and nothing to learn */
+	if (!files || (fs == GV_FS_PROC && !gv_cpu_to_spare()))
 		return GV_BATCH_OFF;
+	ctx->cost_class = gv_cost_class_of(fs, slow);
+	prior = gv_auto_prior(fs, files);
+	mech = gv_cost_decide(ctx->cost_class, files, prior);
+	/* no ring is made to explore: a child of fork() has none */
+	if (mech == GV_MECH_URING && prior != mech && !gv_ring_warm())
+		mech = GV_MECH_SYNC;
+	may_be_cold = fs == GV_FS_DISK || fs == GV_FS_OTHER;
+	if (mech == GV_MECH_URING || (may_be_cold &&
+				      files >= GV_AUTO_PROBE_FILES)) {
+		if (gv_backend_usable(GV_BACKEND_URING))
+			return GV_BATCH_OFF;
+		if (mech == GV_MECH_URING && fs == GV_FS_PROC &&
+		    gv_proc_first_call())
+			return GV_BATCH_OFF;
 	}
-	return gv_backend_usable(GV_BACKEND_URING) ? GV_BATCH_OFF : state;
+	if (gv_cost_learning()) {
+		ctx->cost_files = files;
+		ctx->cost_mech = mech;
+		ctx->cost_t0 = gv_cost_now();
+	}
+	if (mech == GV_MECH_URING)
+		return GV_BATCH_NOW;
+	return may_be_cold && files >= GV_AUTO_PROBE_FILES ? GV_BATCH_PROBE :
+	       GV_BATCH_OFF;
 }
 
 int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
@@ -252,9 +309,14 @@ int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
 		/*
 		 * A batch that cannot be made (no ring in this thread, no
 		 * memory) is no error: the values are fetched one at a time.
+		 * A call that makes the thread's ring tells nothing of the
+		 * next: it is not measured.
 		 */
+		if (!gv_ring_warm())
+			ctx->cost_t0 = 0;
 		err = be->batch_fetch(ctx, i, out, &ctx->batch);
 		if (err) {
+			ctx->cost_t0 = 0;
 			ctx->batch_state = GV_BATCH_OFF;
 			return -EGV_SYNC;
 		}
@@ -272,7 +334,8 @@ int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
  * auto: @fd is the first data: file of the call, just opened. If its first
  * byte cannot be read without waiting for the device, the rest likely
  * cannot either: fetch them all at once, this one included. An empty file
- * tells nothing (end of file needs no page): ask the next one.
+ * tells nothing (end of file needs no page): ask the next one. A call
+ * found cold is not measured: the next is likely cached.
  */
 int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
 		   struct gv_out *out)
@@ -285,6 +348,7 @@ int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
 		return -EGV_SYNC;
 	n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
 	if (n < 0 && errno == EAGAIN) {
+		ctx->cost_t0 = 0;	/* cold files: not what sync costs */
 		ctx->batch_state = GV_BATCH_NOW;
 		return gv_batch_data(ctx, req, out);
 	}

@@ -90,6 +90,10 @@ struct gv_ctx {
 	int batch_state;
 	struct gv_batch *batch;
 	bool running;		/* counted in batch.c's calls running */
+	/* batch.c: auto's measurement of this call (cost.h); t0 0: none */
+	uint64_t cost_t0;
+	size_t cost_files;
+	uint8_t cost_class, cost_mech;
 
 	/* facts about $ORIGIN, fetched once per call when first needed */
 	bool have_statfs;

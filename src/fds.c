@@ -67,9 +67,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "fds.h"
-/* gv_batch_new_process(): an edge up to batch.c, see scripts/layers.py */
-#include "internal.h"
 
 #define GV_FD_PAGE	1024
 #define GV_FD_PAGES	1023	/* the header takes the directory's 1024th */
@@ -202,7 +201,6 @@ static void gv_self_new(int *mine, unsigned int *nmine, unsigned int max)
 	for (unsigned int p = 0; p < GV_FD_PAGES; p++)
 		__atomic_store_n(&gv_fd.mapped[p], NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&gv_fd.fds, NULL, __ATOMIC_RELEASE);
-	gv_batch_new_process();
 	__atomic_add_fetch(&gv_fd.gen, 1, __ATOMIC_RELEASE);
 }
 

@@ -133,7 +133,10 @@ const struct gv_backend *gv_backend_readfile(int *err);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
 int gv_native_probe_nr(long nr, bool force);
 /* How auto sees the file system of $ORIGIN (batch.c). */
-enum gv_fs_class { GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC };
+enum gv_fs_class {
+	GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC,
+	GV_FS_SYS,	/* sysfs, cgroupfs and the other kernel files */
+};
 /* Tests: make auto see every $ORIGIN as @cls (-1: as it is). */
 void gv_backend_force_fs_class(int cls);
 
@@ -156,7 +159,6 @@ int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
 int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
 		   struct gv_out *out);
 void gv_batch_end(struct gv_ctx *ctx);
-void gv_batch_new_process(void);
 void gv_batch_test_running(int n);
 
 /* uring_batch.c: the uring backend's batch ops, and for tests, the slots

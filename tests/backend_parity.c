@@ -27,6 +27,7 @@
 
 #include <getvalues.h>
 
+#include "cost.h"
 #include "internal.h"
 #include "lib/mounts.h"
 #include "lib/sub.h"
@@ -732,8 +733,12 @@ int main(void)
 {
 	char *data = malloc(300000);
 
-	/* the choice between sync and uring, even where native is there */
+	/*
+	 * the choice between sync and uring, even where native is there, by
+	 * auto's priors (a cold batch on another fs goes to uring)
+	 */
 	gv_backend_auto_native(false);
+	gv_cost_test_mode(GV_COST_PRIORS);
 	if (gv_backend_usable(GV_BACKEND_URING))
 		tap_skip_all("io_uring is not usable here (kernel without it, "
 			     "disabled, filtered, or closing direct descriptors "

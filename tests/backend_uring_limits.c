@@ -290,6 +290,7 @@ int main(int argc, char **argv)
 	char id[2][16], err[16], what[96];
 	struct rlimit rl;
 
+	gv_cost_test_mode(GV_COST_PRIORS);	/* auto batches by its priors */
 	if (argc > 1)
 		return helper(argc, argv);
 	alarm(300);

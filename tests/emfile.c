@@ -310,6 +310,7 @@ int main(void)
 	int n, dfd;
 
 	alarm(300);
+	gv_cost_test_mode(GV_COST_PRIORS);	/* auto batches by its priors */
 	snprintf(top, sizeof(top), "%s", t_tmpdir("emfile"));
 	dfd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || t_write_file(dfd, "f", content, strlen(content), 0644) ||

@@ -176,6 +176,8 @@ int t_ring_maps(void)
 void t_backend_start(struct t_files *f)
 {
 	gv_backend_auto_native(false);
+	/* auto's choices by its priors, not by what it measures here */
+	gv_cost_test_mode(GV_COST_PRIORS);
 	if (gv_backend_usable(GV_BACKEND_URING))
 		tap_skip_all("io_uring is not usable here (kernel without it, "
 			     "disabled, filtered, or closing direct descriptors "

@@ -12,6 +12,7 @@
 
 #include <getvalues.h>
 
+#include "cost.h"
 #include "internal.h"
 
 struct t_backend {
@@ -44,7 +45,7 @@ int t_get1(int dfd, const char *path, unsigned int flags, const char *name,
 /* The entry holds exactly @want. */
 bool t_is(int ret, const struct name_val *e, const void *want, size_t len);
 
-#define T_FILES		12	/* per call: more than auto's threshold */
+#define T_FILES		12	/* per call: more than auto's prior threshold */
 
 struct t_files {
 	int dir;
@@ -73,7 +74,8 @@ int t_ring_maps(void);
 
 /*
  * Set up a program that tests io_uring: auto chooses between sync and
- * uring only, even where native is there; every check wants io_uring
+ * uring only, even where native is there, and by its priors alone (no
+ * measurement, no exploration: cost.h); every check wants io_uring
  * (else all are skipped); *@f gets T_FILES files of its own.
  */
 void t_backend_start(struct t_files *f);
