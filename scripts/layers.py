@@ -24,12 +24,6 @@ import sys
 # They are left out of the cycle check (and listed as allowed); any other
 # edge that closes a cycle fails. Remove a line once its change is made.
 ALLOWED = {
-    # The io_uring code tells the backend registry that io_uring stopped
-    # working in this process. Removed when backend.c asks the uring ops
-    # table instead (a member that says the backend was lost, or a probe
-    # backend.c does not cache once it failed) and uring.c no longer
-    # calls gv_backend_lost().
-    ("uring", "backend"): "gv_backend_lost",
     # native.c asks the registry that chose it which backend is forced.
     # Removed when backend.c passes that to the native ops (an argument of
     # getvalues/readfile) and native.c no longer calls gv_backend_forced().

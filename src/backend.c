@@ -88,7 +88,7 @@ static bool gv_probe_transient(int err)
  * the next call probes again. Racing first calls may both probe; probes
  * are idempotent, so they store the same answer. A backend that stops
  * working later (a seccomp filter installed after the probe) says so with
- * gv_backend_lost(): auto then falls back to sync by itself, and a forced
+ * its lost member: auto then falls back to sync by itself, and a forced
  * one fails with ENOSYS from then on (SPEC v2).
  *
  * A probe opens and reads files: never a cancellation point, so that a
@@ -111,12 +111,11 @@ GV_HOT int gv_backend_usable(enum gv_backend_id id)
 		r = r == 0 ? 1 : -ENOSYS;
 		__atomic_store_n(&gv_probed[id], r, __ATOMIC_RELEASE);
 	}
+	if (r == 1 && gv_backends[id]->lost && gv_backends[id]->lost()) {
+		r = -ENOSYS;
+		__atomic_store_n(&gv_probed[id], r, __ATOMIC_RELEASE);
+	}
 	return r == 1 ? 0 : -ENOSYS;
-}
-
-void gv_backend_lost(enum gv_backend_id id)
-{
-	__atomic_store_n(&gv_probed[id], -ENOSYS, __ATOMIC_RELEASE);
 }
 
 void gv_backend_set_last(enum gv_backend_id id)

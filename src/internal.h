@@ -95,6 +95,11 @@ struct gv_backend {
 	/* Optional: whether the batch leaves data:@path to data.c. */
 	bool (*refuses)(struct gv_ctx *ctx, const char *path);
 	/*
+	 * Optional: whether the backend stopped working in this process
+	 * after its probe succeeded (a seccomp filter installed later).
+	 */
+	bool (*lost)(void);
+	/*
 	 * getvalues(), optional: the whole call, for a backend that does it
 	 * all itself (native). The count of entries handled, or -errno.
 	 */
@@ -112,8 +117,6 @@ void gv_backend_force(enum gv_backend_id id);
 /* The backend that fetched the data: values of this thread's last call. */
 enum gv_backend_id gv_backend_last(void);
 void gv_backend_set_last(enum gv_backend_id id);
-/* Backend @id stopped working in this process (seccomp, rlimits). */
-void gv_backend_lost(enum gv_backend_id id);
 /*
  * getvalues() on a backend that takes the whole call (native: forced, or
  * under auto when the kernel has it), or -EGV_SYNC: the library does it.
@@ -169,6 +172,7 @@ int gv_uring_batch_get(struct gv_batch *b, size_t i, struct gv_out *out);
 void gv_uring_batch_free(struct gv_batch *b);
 bool gv_uring_refuses(struct gv_ctx *ctx, const char *path);
 bool gv_ring_warm(void);
+bool gv_uring_lost(void);
 int gv_uring_busy_slots(void);
 
 #include "groups.h"

@@ -15,7 +15,7 @@
  * opcode makes the probe fail: auto then never uses it and a forced uring
  * gets ENOSYS. A seccomp filter installed later, which refuses
  * io_uring_enter() to a ring that worked (with any errno, EINTR included:
- * gv_ring_enter()), does the same from then on (gv_backend_lost()); the
+ * gv_ring_enter()), does the same from then on (gv_uring_lost()); the
  * batch in progress falls back to one file at a time, so no call sees an
  * error of the backend, and none waits for ever.
  *
@@ -227,7 +227,12 @@ static int gv_ring_setup(struct gv_ring *r)
 static void gv_uring_refuse(void)
 {
 	__atomic_store_n(&gv_uring_refused, -ENOSYS, __ATOMIC_RELAXED);
-	gv_backend_lost(GV_BACKEND_URING);
+}
+
+/* The backend table's lost member: io_uring was refused after its probe. */
+bool gv_uring_lost(void)
+{
+	return __atomic_load_n(&gv_uring_refused, __ATOMIC_RELAXED) != 0;
 }
 
 struct gv_ring *gv_ring_get(int *err)

@@ -29,4 +29,5 @@ const struct gv_backend gv_backend_uring = {
 	.batch_free = gv_uring_batch_free,
 	.warm = gv_ring_warm,
 	.refuses = gv_uring_refuses,
+	.lost = gv_uring_lost,
 };
