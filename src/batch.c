@@ -189,7 +189,7 @@ static size_t gv_count_files(struct gv_ctx *ctx, size_t i, bool proc,
 		const struct gv_req *req = &ctx->reqs[i];
 
 		if (!gv_data_is_file(req) ||
-		    (proc && gv_uring_refuses(ctx, req->arg)))
+		    (proc && gv_backend_uring.refuses(ctx, req->arg)))
 			continue;
 		files++;
 		*slow = *slow || (proc && gv_cost_slow_file(req->arg));
@@ -226,7 +226,7 @@ static __thread unsigned int gv_proc_calls;
  */
 static bool gv_proc_first_call(void)
 {
-	return !gv_ring_warm() && !gv_proc_calls++;
+	return !gv_backend_uring.warm() && !gv_proc_calls++;
 }
 
 /* The constant policy: auto's choice before it has measured. */
@@ -270,7 +270,7 @@ static int gv_auto_decide(struct gv_ctx *ctx, size_t i)
 	prior = gv_auto_prior(fs, files);
 	mech = gv_cost_decide(ctx->cost_class, files, prior);
 	/* no ring is made to explore: a child of fork() has none */
-	if (mech == GV_MECH_URING && prior != mech && !gv_ring_warm())
+	if (mech == GV_MECH_URING && prior != mech && !gv_backend_uring.warm())
 		mech = GV_MECH_SYNC;
 	may_be_cold = fs == GV_FS_DISK || fs == GV_FS_OTHER;
 	if (mech == GV_MECH_URING || (may_be_cold &&
@@ -312,7 +312,7 @@ int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
 		 * A call that makes the thread's ring tells nothing of the
 		 * next: it is not measured.
 		 */
-		if (!gv_ring_warm())
+		if (!gv_backend_uring.warm())
 			ctx->cost_t0 = 0;
 		err = be->batch_fetch(ctx, i, out, &ctx->batch);
 		if (err) {
