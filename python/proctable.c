@@ -472,7 +472,7 @@ static PyObject *v_cpu_percent(struct ctx *c, struct pt_proc *p)
 	dt = now->timer - old->timer;
 	if (dt == 0)
 		return PyFloat_FromDouble(0.0);
-	return PyFloat_FromDouble(round(dp / dt * 100 * (double)pt_ncpus() *
+	return PyFloat_FromDouble(round(dp / dt * 100 * (double)c->t->ncpus *
 					10) / 10);
 }
 
@@ -638,7 +638,7 @@ static PyObject *rows(struct pt_table *t, PyObject *ad_value,
 			continue;
 		d = row(&c, &t->procs[i], order, n);
 		if (d && wrap)
-			Py_SETREF(d, wrap(t->procs[i].pid, d));
+			d = wrap(t->procs[i].pid, d);	/* it takes d */
 		if (!d || PyList_Append(list, d))
 			Py_CLEAR(list);
 		Py_XDECREF(d);
@@ -679,10 +679,10 @@ static PyObject *listing(PyObject *args, PyObject *kw,
 }
 
 const char gv_process_table_doc[] =
-"process_table(attrs=None, ad_value=None) -> list of dict\n"
-"--\n\n"
-"Every process's attributes at once: one dict per process, in pid order,\n"
-"with the keys and values psutil.Process.as_dict(attrs, ad_value) gives.\n"
+"process_table($module, /, attrs=None, ad_value=None)\n--\n\n"
+"Every process's attributes at once: a list of one dict per process, in\n"
+"pid order, with the keys and values psutil.Process.as_dict(attrs,\n"
+"ad_value) gives.\n"
 "attrs: a list, tuple or set of names (None or empty: all of them):\n"
 "pid ppid name exe cmdline environ status username uids gids terminal\n"
 "create_time cpu_times cpu_num memory_info memory_full_info num_threads\n"
@@ -693,14 +693,14 @@ const char gv_process_table_doc[] =
 "left out. cpu_percent compares with the previous listing that asked for\n"
 "it (0.0 the first time), as psutil.process_iter() does. The files of all\n"
 "processes are read in a few getvalues() calls, without the GIL.\n"
-"Raises ValueError for an unknown name, OSError when /proc is not there.";
+"Raises ValueError for an unknown name, TypeError for attrs of another\n"
+"type, OSError when /proc cannot be read.";
 
 const char gv_process_iter_doc[] =
-"process_iter(attrs=None, ad_value=None) -> iterator of ProcessInfo\n"
-"--\n\n"
-"psutil.process_iter(attrs, ad_value) in one line: the processes in pid\n"
-"order, each a ProcessInfo with .pid and .info, the dict psutil's\n"
-"Process.info holds (see process_table(), which makes the same dicts).\n"
+"process_iter($module, /, attrs=None, ad_value=None)\n--\n\n"
+"psutil.process_iter(attrs, ad_value) in one line: an iterator of the\n"
+"processes in pid order, each a ProcessInfo with .pid and .info, the dict\n"
+"psutil's Process.info holds (the dicts of process_table()).\n"
 "The whole table is read when it is called; iterating costs nothing.";
 
 PyObject *gv_py_process_table(PyObject *self, PyObject *args, PyObject *kw)

@@ -132,6 +132,7 @@ struct pt_table {
 	size_t nusers;
 	struct pt_tty *ttys;
 	size_t nttys;
+	long ncpus;			/* psutil's cpu_count() */
 	double timer;			/* psutil's monotonic() * CPUs, at the end */
 	int err;			/* of the fetch itself (ENOMEM, ...) */
 };
@@ -141,7 +142,6 @@ int pt_fetch(struct pt_table *t);
 void pt_table_free(struct pt_table *t);
 long pt_clock_ticks(void);
 long pt_page_size(void);
-long pt_ncpus(void);
 
 /* proctable_batch.c */
 void pt_batch_add(struct pt_batch *b, const char *what, int pid,

@@ -50,7 +50,8 @@ long pt_page_size(void)
 	return sysconf(_SC_PAGESIZE);
 }
 
-long pt_ncpus(void)
+/* psutil's cpu_count() (sysconf reads a file for it: once a listing). */
+static long ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -556,8 +557,9 @@ int pt_fetch(struct pt_table *t)
 	if (!err)
 		err = after_files(t);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t->ncpus = ncpus();
 	t->timer = ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) *
-		   (double)pt_ncpus();
+		   (double)t->ncpus;
 	return err;
 }
 
