@@ -224,7 +224,7 @@ static void guess_exe(struct pt_proc *p, enum pt_path_kind fallback)
 		return;
 	memcpy(path, c->p, eff);
 	path[eff] = 0;
-	if (access(path, XS_OK))
+	if (access(path, X_OK))
 		return;
 	p->exe = (struct pt_path){ P_PATH, c->p, eff };
 }
