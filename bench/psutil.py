@@ -11,7 +11,7 @@ wall and CPU time, ratios.
 
 For each COUNT, idle `sleep` processes are started until the machine has
 that many processes (at most 20,000 extra; all killed at the end). The
-module and libgetvalues.so come from $GV_BUILD (default build/)."""
+module comes from $GV_BUILD/python (default build/)."""
 import argparse
 import io
 import os
@@ -20,12 +20,8 @@ import statistics
 import sys
 import time
 
+# the module has libgetvalues linked in: only its directory is needed
 build = os.path.abspath(os.environ.get("GV_BUILD", "build"))
-if os.environ.get("GV_PY_CHILD") != "1":
-    env = dict(os.environ, GV_PY_CHILD="1")
-    env["LD_LIBRARY_PATH"] = build + (":" + env["LD_LIBRARY_PATH"]
-                                      if env.get("LD_LIBRARY_PATH") else "")
-    os.execve(sys.executable, [sys.executable, __file__] + sys.argv[1:], env)
 # this file is psutil.py: its own directory must not hide the real psutil
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or ".") != here]

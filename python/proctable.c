@@ -14,11 +14,13 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "getvalues.h"
 #include "proctable.h"
 #include "proctable_py.h"
 
@@ -217,27 +219,56 @@ static PyObject *v_terminal(struct ctx *c, struct pt_proc *p)
 	return c->ttys[p->tty];
 }
 
-/* btime of /proc/stat, read once as psutil keeps it. */
-static int load_boot_time(void)
+/* The whole of a /proc file (readfile() into a buffer grown to fit). */
+static char *read_whole(const char *path, size_t *len)
 {
-	FILE *f;
-	char line[256];
+	for (size_t size = 16384;; size *= 4) {
+		char *buf = PyMem_Malloc(size);
+		ssize_t n;
 
-	if (boot_time > 0)
+		if (!buf) {
+			PyErr_NoMemory();
+			return NULL;
+		}
+		n = getvalues_readfile(AT_FDCWD, path, buf, size, 0);
+		if (n >= 0 && (size_t)n < size) {
+			*len = (size_t)n;
+			return buf;
+		}
+		PyMem_Free(buf);
+		if (n < 0) {
+			PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+			return NULL;
+		}
+	}
+}
+
+/*
+ * What psutil reads once and keeps: btime of /proc/stat (create_time),
+ * MemTotal of /proc/meminfo (memory_percent).
+ */
+static int load_once(double *to, const char *path,
+		     bool (*parse)(const char *, size_t, unsigned long long *))
+{
+	unsigned long long v;
+	size_t len;
+	char *buf;
+	bool ok;
+
+	if (*to > 0)
 		return 0;
-	f = fopen("/proc/stat", "re");
-	if (!f) {
-		PyErr_SetFromErrnoWithFilename(PyExc_OSError, "/proc/stat");
+	buf = read_whole(path, &len);
+	if (!buf)
+		return -1;
+	ok = parse(buf, len, &v) && v > 0;
+	PyMem_Free(buf);
+	if (!ok) {
+		PyErr_Format(PyExc_RuntimeError, "%s: not the format psutil "
+			     "reads", path);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "btime ", 6))
-			boot_time = (double)strtoull(line + 6, NULL, 10);
-	fclose(f);
-	if (boot_time > 0)
-		return 0;
-	PyErr_SetString(PyExc_RuntimeError, "line 'btime' not found in /proc/stat");
-	return -1;
+	*to = (double)v;
+	return 0;
 }
 
 static PyObject *v_create_time(struct ctx *c, struct pt_proc *p)
@@ -493,32 +524,6 @@ static const maker makers[PT_NATTR] = {
 	[A_MEMORY_PERCENT] = v_memory_percent,
 };
 
-/* MemTotal, read once as psutil keeps it (for memory_percent). */
-static int load_total_mem(void)
-{
-	char buf[8192];
-	unsigned long long total;
-	FILE *f;
-	size_t n;
-
-	if (total_mem > 0)
-		return 0;
-	f = fopen("/proc/meminfo", "re");
-	if (!f) {
-		PyErr_SetFromErrnoWithFilename(PyExc_OSError, "/proc/meminfo");
-		return -1;
-	}
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	if (!pt_parse_meminfo_total(buf, n, &total)) {
-		PyErr_SetString(PyExc_RuntimeError,
-				"no MemTotal in /proc/meminfo");
-		return -1;
-	}
-	total_mem = (double)total;
-	return 0;
-}
-
 /*
  * @attrs as psutil's as_dict() takes it: None or empty for all of them,
  * else a list, tuple, set or frozenset of names. The order to make them
@@ -662,8 +667,10 @@ static PyObject *listing(PyObject *args, PyObject *kw,
 					 &attrs, &ad_value) ||
 	    parse_attrs(attrs, order, &n, &t.attrs) || pt_types_load())
 		return NULL;
-	if (((t.attrs & PT_BIT(A_CREATE_TIME)) && load_boot_time()) ||
-	    ((t.attrs & PT_BIT(A_MEMORY_PERCENT)) && load_total_mem()))
+	if (((t.attrs & PT_BIT(A_CREATE_TIME)) &&
+	     load_once(&boot_time, "/proc/stat", pt_parse_btime)) ||
+	    ((t.attrs & PT_BIT(A_MEMORY_PERCENT)) &&
+	     load_once(&total_mem, "/proc/meminfo", pt_parse_meminfo_total)))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
 	err = pt_fetch(&t);

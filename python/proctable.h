@@ -163,6 +163,7 @@ bool pt_parse_fdinfo(const struct pt_val *v, unsigned long long *pos,
 		     unsigned long long *flags);
 bool pt_parse_meminfo_total(const char *p, size_t len,
 			    unsigned long long *total);
+bool pt_parse_btime(const char *p, size_t len, unsigned long long *btime);
 size_t pt_list_count(const struct pt_val *v);
 const char *pt_list_next(const struct pt_val *v, const char *at, size_t *len);
 bool pt_is_number(const char *p, size_t len, long long *out);

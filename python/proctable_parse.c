@@ -318,7 +318,20 @@ bool pt_parse_meminfo_total(const char *p, size_t len,
 	if (!find_line(p, len, "MemTotal:", &r, &rl))
 		return false;
 	*total = kb_bytes(r, rl);
-	return *total > 0;
+	return true;
+}
+
+/* btime of /proc/stat: the boot time in seconds since the epoch. */
+bool pt_parse_btime(const char *p, size_t len, unsigned long long *btime)
+{
+	const char *r;
+	size_t rl;
+	long long v;
+
+	if (!find_line(p, len, "btime ", &r, &rl) || !one_num(r, rl, &v))
+		return false;
+	*btime = (unsigned long long)v;
+	return true;
 }
 
 /* The number of items of a getvalues() list (each ended by a NUL). */
