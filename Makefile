@@ -185,7 +185,7 @@ $(B)/bench/%: bench/%.c $(STLIB)
 
 # The module is getvalues.c and the process table's files (proctable*.c).
 PY_SRCS		:= python/getvalues.c $(wildcard python/proctable*.c)
-$(B)/python/getvalues$(PY_EXT): $(PY_SRCS) $(STLIB)
+$(B)/python/getvalues$(PY_EXT): $(PY_SRCS) $(wildcard python/proctable*.h) $(STLIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -MMD -MP \

@@ -110,7 +110,9 @@ static PyObject *cmdline0(struct pt_proc *p)
  */
 static PyObject *v_name(struct ctx *c, struct pt_proc *p)
 {
-	PyObject *name = pt_text(p->st.name, p->st.name_len), *first, *base;
+	PyObject *name = PyUnicode_DecodeFSDefaultAndSize(p->st.name,
+							  p->st.name_len);
+	PyObject *first, *base;
 	Py_ssize_t n, slash;
 
 	(void)c;

@@ -388,8 +388,8 @@ static int round2(struct pt_table *t)
 			check_fd(p, x);
 		else if (!x->v.err && pt_parse_thread_stat(&x->v, &x->a, &x->b))
 			x->state = XS_OK;
-		else if (x->v.err && is_lookup_err(x->v.err) &&
-			 !still_there(p->pid))
+		/* psutil's _assert_alive() after a thread or file gone */
+		if (is_lookup_err(x->v.err) && !p->gone && !still_there(p->pid))
 			p->gone = true;
 	}
 	pt_batch_free(&b);

@@ -25,7 +25,7 @@ ATTRS = ["pid", "ppid", "name", "exe", "cmdline", "environ", "status",
 # counters: psutil's reading lies between the two of getvalues
 COUNTERS = {"cpu_times", "memory_info", "memory_full_info", "num_threads",
             "num_ctx_switches", "num_fds", "io_counters", "memory_percent",
-            "threads", "cpu_num"}
+            "threads", "cpu_num", "open_files"}
 # gauges that go down as well as up (pss moves as other processes share
 # or drop pages): psutil's may be this much outside the two readings
 SLACK = {"memory_info": 0.05, "memory_full_info": 0.05,
@@ -63,6 +63,21 @@ def between(v, a, b, slack=0.0):
     return v == a or v == b
 
 
+def between_keyed(v, a, b):
+    """Lists of threads or open files (keyed by id or fd) of a process
+    that opens, closes and writes while it is read: the entries of both of
+    our readings, the same in both, are in psutil's and lie between them;
+    where our readings are alike, psutil's has nothing else."""
+    if not all(isinstance(x, list) for x in (v, a, b)):
+        return v == a or v == b
+    da, db, dv = ({x[:2] if hasattr(x, "path") else x[0]: x for x in lst}
+                  for lst in (a, b, v))
+    for k in da.keys() & db.keys():
+        if k not in dv or not between(dv[k], da[k], db[k]):
+            return False
+    return a != b or dv.keys() == da.keys()
+
+
 def same_type(v, g):
     """psutil's value and ours are of one type (a namedtuple of one name
     and fields, or a list of them)."""
@@ -93,6 +108,8 @@ def mismatches(pids=None, attrs=ATTRS, exact=()):
             v, x, y = ps[pid][a], g1[pid][a], g2[pid][a]
             if pid in exact and a not in COUNTERS:
                 ok = v == x
+            elif a in ("open_files", "threads"):
+                ok = between_keyed(v, x, y)
             elif a in COUNTERS:
                 ok = between(v, x, y, SLACK.get(a, 0.0))
             else:

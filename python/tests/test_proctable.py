@@ -127,7 +127,7 @@ def test_zoo_parity_with_psutil(zoo):
     counters between two readings)."""
     bad, _ = oracle.mismatches(pids=set(zoo.values()),
                                exact=set(zoo.values()))
-    assert bad == []
+    assert not bad, bad[:10]
     rows = oracle.gv_table()
     assert rows[zoo["zombie"]]["status"] == "zombie"
     assert rows[zoo["stopped"]]["status"] == "stopped"
@@ -145,7 +145,7 @@ def test_every_process_parity_with_psutil():
     one): retried, as processes of other programs come and go."""
     bad, n = oracle.persistent_mismatches()
     assert n > 1
-    assert bad == []
+    assert not bad, bad[:10]
 
 
 def test_kernel_threads():
@@ -155,7 +155,7 @@ def test_kernel_threads():
         pytest.skip("no kernel threads visible (a PID namespace)")
     bad, _ = oracle.persistent_mismatches(
         pids={r["pid"] for r in kthreads})
-    assert bad == []
+    assert not bad, bad[:10]
     assert all(r["cmdline"] == [] for r in kthreads)
 
 
@@ -257,7 +257,7 @@ def test_access_denied_values(zoo):
             diff = {x for x in ps_ad ^ gv_ad if x[0] in both}
             if not diff:
                 break
-        assert diff == set()
+        assert not diff, sorted(diff)[:10]
         assert ps_ad, "nothing refused: another user's process is needed"
         return
     why = nobody_can_run()
@@ -274,7 +274,7 @@ def test_access_denied_values(zoo):
         out = json.loads(r.stdout)
         if not (out["bad"] or out["ps_only"] or out["gv_only"]):
             break
-    assert out["bad"] == [] and out["ps_only"] == [] and out["gv_only"] == []
+    assert not (out["bad"] or out["ps_only"] or out["gv_only"]), out
     assert out["denied"] > 0
 
 
@@ -290,7 +290,9 @@ def test_memory_bounded_over_10000_calls():
             "for _ in range(10000): gv.process_table(['pid', 'status'])\n"
             "list(gv.process_iter(['pid']))\n"
             "print(a, rss(), resource.getpagesize())\n")
-    r = run_python(code, timeout=600)
+    # under SANITIZE=1 ASan would hold freed blocks back in its quarantine
+    asan = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
+    r = run_python(code, timeout=600, env={"ASAN_OPTIONS": asan})
     assert r.returncode == 0, r.stderr
     before, after, page = map(int, r.stdout.split())
     assert (after - before) * page < 4 << 20, r.stdout
