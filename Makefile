@@ -184,12 +184,14 @@ $(B)/bench/%: bench/%.c $(STLIB)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL) -lm
 
-$(B)/python/getvalues$(PY_EXT): python/getvalues.c $(STLIB)
+# The module is getvalues.c and the process table's files (proctable*.c).
+PY_SRCS		:= python/getvalues.c $(wildcard python/proctable*.c)
+$(B)/python/getvalues$(PY_EXT): $(PY_SRCS) $(wildcard python/proctable*.h) $(STLIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(GV_CFLAGS) -fPIC -fvisibility=hidden -I$(PY_INCLUDE) -MMD -MP \
 		-shared $(filter-out -static,$(FLAVOUR_LDFLAGS)) $(LDFLAGS) \
-		-o $@ $< $(STLIB) $(LIB_LIBS) -Wl,--exclude-libs,ALL
+		-o $@ $(PY_SRCS) $(STLIB) $(LIB_LIBS) -lm -Wl,--exclude-libs,ALL
 
 $(B)/examples/%: examples/%.c $(STLIB)
 	@mkdir -p $(@D)

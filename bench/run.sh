@@ -29,6 +29,7 @@ benchmarks=(
 "lsof|gvlsof vs lsof and lsfd, 200 extra processes|$B/bench/lsof -n 200 -f 25 -r 11"
 "batch|N files in one getvalues() vs N open/read/close, per backend|$B/bench/batch -r 11 -R 5"
 "python|Python: a ps-like listing of every process, getvalues vs open().read() vs psutil|GV_BUILD=$B bench/ps.py -r 21 -n 200"
+"psutil|Python: getvalues.process_iter() vs psutil.process_iter(), the 12 attributes of psutil #2956 and all of them|GV_BUILD=$B bench/psutil.py -r 11 -n 300,2000"
 "native|The native system calls in Linux 6.12 under QEMU (emulation: read the ratios)|kernel/kcheck.sh --bench"
 )
 

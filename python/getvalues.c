@@ -6,6 +6,11 @@
  *   getvalues.readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes
  *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0, typed=False,
  *                       max_size=None) -> list
+ *   getvalues.process_table(attrs=None, ad_value=None) -> list of dict
+ *   getvalues.process_iter(attrs=None, ad_value=None) -> iterator
+ *
+ * The last two, psutil's process table from a few getvalues() calls, are
+ * in proctable*.c.
  *
  * Paths are str (encoded as os.fsencode() does), bytes or path-like
  * objects; names are str or bytes. The calls run without the GIL. A call
@@ -29,6 +34,8 @@
 #include <unistd.h>
 
 #include <getvalues.h>
+
+#include "proctable_py.h"
 
 /* readfile() without a size: the first buffer, then four times as much. */
 #define READ_FIRST	4096
@@ -636,6 +643,10 @@ static PyMethodDef gv_py_methods[] = {
 	  METH_VARARGS | METH_KEYWORDS, readfile_doc },
 	{ "getvalues", (PyCFunction)(void (*)(void))gv_py_getvalues,
 	  METH_VARARGS | METH_KEYWORDS, getvalues_doc },
+	{ "process_table", (PyCFunction)(void (*)(void))gv_py_process_table,
+	  METH_VARARGS | METH_KEYWORDS, gv_process_table_doc },
+	{ "process_iter", (PyCFunction)(void (*)(void))gv_py_process_iter,
+	  METH_VARARGS | METH_KEYWORDS, gv_process_iter_doc },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -657,6 +668,8 @@ static int gv_py_exec(PyObject *m)
 	for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++)
 		if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value))
 			return -1;
+	if (gv_proctable_exec(m))
+		return -1;
 	snprintf(version, sizeof(version), "%d.%d.%d", GETVALUES_VERSION_MAJOR,
 		 GETVALUES_VERSION_MINOR, GETVALUES_VERSION_PATCH);
 	return PyModule_AddStringConstant(m, "__version__", version);

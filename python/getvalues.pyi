@@ -2,7 +2,7 @@
 """getvalues.pyi - the types of the getvalues module (python/getvalues.c),
 for type checkers and editors; python/tests check it against the module."""
 import os
-from typing import Iterable, Union
+from typing import Any, Iterable, Iterator, Union
 
 _Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 _Name = Union[str, bytes]
@@ -28,3 +28,22 @@ def getvalues(path: _Path, names: Iterable[_Name], *,
               dir_fd: int | None = None, flags: int = 0,
               typed: bool = False,
               max_size: int | None = None) -> list[_Value]: ...
+
+# ---- the process table (psutil's attributes) ----
+_Attr = str
+
+
+class ProcessInfo:
+    """What process_iter() yields: as psutil.Process after
+    process_iter(attrs), .pid and .info."""
+    @property
+    def pid(self) -> int: ...
+    info: dict[str, Any]
+
+
+def process_table(attrs: Iterable[_Attr] | None = None,
+                  ad_value: Any = None) -> list[dict[str, Any]]: ...
+
+
+def process_iter(attrs: Iterable[_Attr] | None = None,
+                 ad_value: Any = None) -> Iterator[ProcessInfo]: ...

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proctable_batch.c - the names of many processes' files ("data:PID/stat",
+ * "dir:PID/fd", ...) put together without printf, and run relative to
+ * /proc in getvalues_alloc_each() calls of PT_CALL_NAMES names each: a
+ * call's buffer grows until its values fit, and every value stays where
+ * it is until the table is freed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "getvalues.h"
+#include "proctable.h"
+
+#define PT_CALL_NAMES	1024		/* names of one getvalues() call */
+#define PT_VALUE_MAX	(64UL << 20)	/* the largest value: an environ */
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 256;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* The decimal digits of @v at the end of @buf; returns where they start. */
+static char *digits(char *end, long long v)
+{
+	unsigned long long u = (unsigned long long)v;
+
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return end;
+}
+
+/*
+ * The name @what@pid/@sub, and @id after it unless @id is negative:
+ * "data:" 1234 "/task/" 1235 "/stat" is two calls' worth, so @sub may hold
+ * a '%' that stands for @id ("task/%/stat"). A batch that cannot grow
+ * keeps n at SIZE_MAX: pt_batch_run() then fails with ENOMEM.
+ */
+void pt_batch_add(struct pt_batch *b, const char *what, int pid,
+		  const char *sub, long long id)
+{
+	char num[2][24], *pn, *in = NULL, *d;
+	const char *pct = strchr(sub, '%');
+	size_t lw = strlen(what), ls = strlen(sub), lp, li = 0, len;
+
+	if (b->n == SIZE_MAX)
+		return;
+	pn = digits(num[0] + 24, pid);
+	lp = (size_t)(num[0] + 24 - pn);
+	if (id >= 0) {
+		in = digits(num[1] + 24, id);
+		li = (size_t)(num[1] + 24 - in);
+	}
+	len = lw + lp + 1 + ls + li;
+	if (grow((void **)&b->names, &b->names_cap, b->names_len + len + 1, 1) ||
+	    grow((void **)&b->vec, &b->cap, b->n + 1, sizeof(*b->vec)) ||
+	    grow((void **)&b->off, &b->off_cap, b->n + 1, sizeof(*b->off))) {
+		b->n = SIZE_MAX;
+		return;
+	}
+	d = b->names + b->names_len;
+	memcpy(d, what, lw);
+	d += lw;
+	memcpy(d, pn, lp);
+	d += lp;
+	*d++ = '/';
+	if (pct) {
+		size_t head = (size_t)(pct - sub);
+
+		memcpy(d, sub, head);
+		d += head;
+		memcpy(d, in, li);
+		d += li;
+		memcpy(d, pct + 1, ls - head - 1);
+		d += ls - head - 1;
+	} else {
+		memcpy(d, sub, ls);
+		d += ls;
+		if (li) {
+			memcpy(d, in, li);
+			d += li;
+		}
+	}
+	*d = 0;
+	b->vec[b->n] = (struct name_val){ 0 };
+	b->off[b->n++] = b->names_len;
+	b->names_len = (size_t)(d + 1 - b->names);
+}
+
+int pt_push_buf(struct pt_table *t, void *buf)
+{
+	if (!buf)
+		return 0;
+	if (grow((void **)&t->bufs, &t->bufs_cap, t->nbufs + 1,
+		 sizeof(*t->bufs))) {
+		free(buf);
+		return -1;
+	}
+	t->bufs[t->nbufs++] = buf;
+	return 0;
+}
+
+/* Every name of @b, relative to /proc; its values stay in @t's buffers. */
+int pt_batch_run(struct pt_table *t, struct pt_batch *b)
+{
+	if (b->n == SIZE_MAX)
+		return ENOMEM;
+	for (size_t i = 0; i < b->n; i++)
+		b->vec[i].name = b->names + b->off[i];
+	for (size_t from = 0; from < b->n; from += PT_CALL_NAMES) {
+		size_t cnt = b->n - from < PT_CALL_NAMES ? b->n - from
+							: PT_CALL_NAMES;
+		void *buf = NULL;
+
+		if (getvalues_alloc_each(AT_FDCWD, "/proc", b->vec + from, cnt,
+					 0, PT_VALUE_MAX, &buf) < 0)
+			return errno ? errno : EIO;
+		if (pt_push_buf(t, buf))
+			return ENOMEM;
+	}
+	return 0;
+}
+
+void pt_batch_free(struct pt_batch *b)
+{
+	free(b->vec);
+	free(b->off);
+	free(b->names);
+	*b = (struct pt_batch){ 0 };
+}
+
+void pt_val_set(struct pt_val *v, const struct name_val *nv)
+{
+	v->err = nv->error;
+	v->p = nv->error ? "" : nv->value_out.iov_base;
+	v->len = nv->error ? 0 : (uint32_t)nv->value_out.iov_len;
+	if (!v->p)
+		v->p = "";
+}

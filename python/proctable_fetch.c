@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proctable_fetch.c - the kernel's side of a listing, with no Python
+ * object and so without the GIL: the pids of /proc, then in rounds of a
+ * few getvalues() calls the files of every process that the asked
+ * attributes need (round 1: stat, status, cmdline, ...; round 2: each
+ * thread's stat and each descriptor's link; round 3: the fdinfo of the
+ * descriptors that are regular files), parsed into numbers, and the
+ * system calls psutil makes beside them (ioprio_get, a stat of a path,
+ * the user database, the terminals of /dev).
+ *
+ * Where psutil raises NoSuchProcess the process is left out (gone); an
+ * entry that fails with ENOENT or ESRCH while /proc/PID is still there is
+ * psutil's ZombieProcess or its "" for a kernel thread's exe.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "getvalues.h"
+#include "proctable.h"
+
+static const char *const file_names[PT_NFILE] = {
+	[F_STAT] = "stat", [F_STATM] = "statm", [F_STATUS] = "status",
+	[F_CMDLINE] = "cmdline", [F_ENVIRON] = "environ", [F_IO] = "io",
+	[F_SMAPS] = "smaps_rollup", [F_EXE] = "exe", [F_CWD] = "cwd",
+	[F_FD] = "fd", [F_TASK] = "task",
+};
+
+long pt_clock_ticks(void)
+{
+	static long ticks;
+
+	if (!ticks)
+		ticks = sysconf(_SC_CLK_TCK);
+	return ticks;
+}
+
+long pt_page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+/* psutil's cpu_count() (sysconf reads a file for it: once a listing). */
+static long ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? n : 1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids of /proc, in order (process_iter yields them sorted). */
+static int list_pids(struct pt_table *t)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int *pids = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!d)
+		return errno;
+	while ((de = readdir(d))) {
+		long long v;
+
+		if (!pt_is_number(de->d_name, strlen(de->d_name), &v) || v < 0)
+			continue;
+		if (n == cap) {
+			int *q = realloc(pids, (cap = cap ? 2 * cap : 512) *
+					 sizeof(*q));
+
+			if (!q) {
+				free(pids);
+				closedir(d);
+				return ENOMEM;
+			}
+			pids = q;
+		}
+		pids[n++] = (int)v;
+	}
+	closedir(d);
+	qsort(pids, n, sizeof(*pids), cmp_int);
+	t->procs = calloc(n ? n : 1, sizeof(*t->procs));
+	if (!t->procs) {
+		free(pids);
+		return ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		t->procs[i].pid = pids[i];
+		t->procs[i].user = t->procs[i].tty = -1;
+	}
+	t->n = n;
+	free(pids);
+	return 0;
+}
+
+static bool is_lookup_err(uint32_t err)
+{
+	return err == ENOENT || err == ESRCH;
+}
+
+/* psutil's check after ENOENT/ESRCH: is /proc/PID still there? */
+static bool still_there(int pid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The files of /proc/PID that the attributes of @attrs are made from. */
+static unsigned int files_for(uint64_t attrs)
+{
+	static const unsigned int need[PT_NATTR] = {
+		[A_NAME] = PT_BIT(F_CMDLINE),
+		[A_EXE] = PT_BIT(F_EXE) | PT_BIT(F_CMDLINE),
+		[A_CMDLINE] = PT_BIT(F_CMDLINE),
+		[A_ENVIRON] = PT_BIT(F_ENVIRON),
+		[A_USERNAME] = PT_BIT(F_STATUS), [A_UIDS] = PT_BIT(F_STATUS),
+		[A_GIDS] = PT_BIT(F_STATUS), [A_NUM_THREADS] = PT_BIT(F_STATUS),
+		[A_NUM_CTX_SWITCHES] = PT_BIT(F_STATUS),
+		[A_MEMORY_INFO] = PT_BIT(F_STATM),
+		[A_MEMORY_PERCENT] = PT_BIT(F_STATM),
+		[A_MEMORY_FULL_INFO] = PT_BIT(F_STATM) | PT_BIT(F_SMAPS),
+		[A_NUM_FDS] = PT_BIT(F_FD), [A_OPEN_FILES] = PT_BIT(F_FD),
+		[A_IO_COUNTERS] = PT_BIT(F_IO), [A_CWD] = PT_BIT(F_CWD),
+		[A_THREADS] = PT_BIT(F_TASK),
+	};
+	unsigned int files = PT_BIT(F_STAT);
+
+	for (int a = 0; a < PT_NATTR; a++)
+		if (attrs & PT_BIT(a))
+			files |= need[a];
+	return files;
+}
+
+static void parse_round1(struct pt_table *t, struct pt_proc *p)
+{
+	struct pt_val *f = p->f;
+	unsigned int w = t->files;
+
+	p->stat_ok = !f[F_STAT].err && pt_parse_stat(&f[F_STAT], &p->st);
+	if (!p->stat_ok) {
+		/* psutil's Process(pid) reads it first: NoSuchProcess */
+		p->gone = true;
+		return;
+	}
+	if (w & PT_BIT(F_STATUS))
+		p->status_ok = !f[F_STATUS].err &&
+			       pt_parse_status(&f[F_STATUS], &p->status);
+	if (w & PT_BIT(F_STATM))
+		p->statm_ok = !f[F_STATM].err &&
+			      pt_parse_statm(&f[F_STATM], p->statm);
+	if (w & PT_BIT(F_IO))
+		p->io_ok = !f[F_IO].err && pt_parse_io(&f[F_IO], p->io);
+	if (w & PT_BIT(F_SMAPS))
+		p->smaps_ok = !f[F_SMAPS].err &&
+			      pt_parse_smaps_rollup(&f[F_SMAPS], p->smaps);
+	for (int i = 0; i < PT_NFILE; i++)
+		if (is_lookup_err(f[i].err)) {
+			p->gone = !still_there(p->pid);
+			break;
+		}
+}
+
+/* Round 1: the files every process needs, in a few getvalues() calls. */
+static int round1(struct pt_table *t)
+{
+	struct pt_batch b = { 0 };
+	size_t k = 0;
+	int err;
+
+	for (size_t i = 0; i < t->n; i++)
+		for (int f = 0; f < PT_NFILE; f++)
+			if (t->files & PT_BIT(f))
+				pt_batch_add(&b, f >= F_FD ? "dir:" : "data:",
+					     t->procs[i].pid, file_names[f], -1);
+	err = pt_batch_run(t, &b);
+	for (size_t i = 0; !err && i < t->n; i++) {
+		for (int f = 0; f < PT_NFILE; f++)
+			if (t->files & PT_BIT(f))
+				pt_val_set(&t->procs[i].f[f], &b.vec[k++]);
+		parse_round1(t, &t->procs[i]);
+	}
+	pt_batch_free(&b);
+	return err;
+}
+
+/*
+ * psutil's guess of exe from cmdline[0] (Process.exe()): an absolute path
+ * to a regular file this process may execute; else @fallback.
+ */
+static void guess_exe(struct pt_proc *p, enum pt_path_kind fallback)
+{
+	const struct pt_val *c = &p->f[F_CMDLINE];
+	const char *end;
+	unsigned int mode;
+	char sep, path[4096];
+	size_t eff;
+
+	p->exe.kind = fallback;
+	if (c->err || !c->len)
+		return;	/* cmdline's AccessDenied gives the fallback too */
+	pt_cmdline_shape(c->p, c->len, &sep, &eff);
+	end = memchr(c->p, sep, eff);
+	eff = end ? (size_t)(end - c->p) : eff;
+	if (!eff || c->p[0] != '/' || eff >= sizeof(path) ||
+	    pt_path_stat(c->p, eff, &mode) || !S_ISREG(mode))
+		return;
+	memcpy(path, c->p, eff);
+	path[eff] = 0;
+	if (access(path, X_OK))
+		return;
+	p->exe = (struct pt_path){ P_PATH, c->p, eff };
+}
+
+/* exe and cwd as psutil's readlink() and its errors make them. */
+static void resolve_paths(struct pt_table *t, struct pt_proc *p)
+{
+	const struct pt_val *v;
+	int err;
+
+	if (t->files & PT_BIT(F_EXE)) {
+		v = &p->f[F_EXE];
+		if (!v->err) {
+			size_t len = pt_strip_deleted(v->p, v->len, &err);
+
+			if (err)
+				guess_exe(p, P_DENIED);
+			else
+				p->exe = (struct pt_path){ P_PATH, v->p, len };
+		} else if (is_lookup_err(v->err)) {
+			guess_exe(p, P_EMPTY);
+		} else {
+			guess_exe(p, P_DENIED);
+		}
+	}
+	if (t->files & PT_BIT(F_CWD)) {
+		v = &p->f[F_CWD];
+		p->cwd.kind = P_DENIED;
+		if (!v->err) {
+			size_t len = pt_strip_deleted(v->p, v->len, &err);
+
+			if (!err)
+				p->cwd = (struct pt_path){ P_PATH, v->p, len };
+		}
+	}
+}
+
+static struct pt_extra *extra_add(struct pt_table *t, size_t proc,
+				  long long id)
+{
+	if (t->nextra == t->extra_cap) {
+		size_t c = t->extra_cap ? 2 * t->extra_cap : 1024;
+		struct pt_extra *q = realloc(t->extra, c * sizeof(*q));
+
+		if (!q)
+			return NULL;
+		t->extra = q;
+		t->extra_cap = c;
+	}
+	t->extra[t->nextra] = (struct pt_extra){ .proc = proc, .id = id };
+	return &t->extra[t->nextra++];
+}
+
+/* psutil sorts the names of task/ as strings: "10" before "9". */
+static int cmp_id_text(const void *a, const void *b)
+{
+	char x[24], y[24];
+
+	snprintf(x, sizeof(x), "%lld", ((const struct pt_extra *)a)->id);
+	snprintf(y, sizeof(y), "%lld", ((const struct pt_extra *)b)->id);
+	return strcmp(x, y);
+}
+
+/* The items of the listing @v of process @i as extras; their first index. */
+static int add_listing(struct pt_table *t, size_t i, const struct pt_val *v,
+		       size_t *first, size_t *n)
+{
+	const char *it = NULL;
+	size_t len = 0;
+	long long id;
+
+	*first = t->nextra;
+	while ((it = pt_list_next(v, it, &len)))
+		if (pt_is_number(it, len, &id) && !extra_add(t, i, id))
+			return ENOMEM;
+	*n = t->nextra - *first;
+	return 0;
+}
+
+/* Round 2's names: each thread's stat, each descriptor's link. */
+static int round2_names(struct pt_table *t, struct pt_batch *b)
+{
+	bool threads = t->attrs & PT_BIT(A_THREADS);
+	bool files = t->attrs & PT_BIT(A_OPEN_FILES);
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct pt_proc *p = &t->procs[i];
+
+		if (p->gone)
+			continue;
+		if (threads && !p->f[F_TASK].err) {
+			if (add_listing(t, i, &p->f[F_TASK], &p->task_first,
+					&p->task_n))
+				return ENOMEM;
+			qsort(t->extra + p->task_first, p->task_n,
+			      sizeof(*t->extra), cmp_id_text);
+			for (size_t k = 0; k < p->task_n; k++)
+				pt_batch_add(b, "data:", p->pid, "task/%/stat",
+					     t->extra[p->task_first + k].id);
+		}
+		if (files && !p->f[F_FD].err) {
+			if (add_listing(t, i, &p->f[F_FD], &p->fd_first,
+					&p->fd_n))
+				return ENOMEM;
+			for (size_t k = 0; k < p->fd_n; k++)
+				pt_batch_add(b, "data:", p->pid, "fd/",
+					     t->extra[p->fd_first + k].id);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A descriptor's link as psutil's open_files() takes it: skipped when
+ * gone, not a link or too long; AccessDenied for any other error or where
+ * the check of its path is refused; a candidate (its fdinfo is read) when
+ * it is an absolute path to a regular file.
+ */
+static void check_fd(struct pt_proc *p, struct pt_extra *x)
+{
+	unsigned int mode;
+	int err;
+
+	x->state = XS_SKIP;
+	if (x->v.err) {
+		if (!is_lookup_err(x->v.err) && x->v.err != EINVAL &&
+		    x->v.err != ENAMETOOLONG)
+			p->files_denied = true;
+		return;
+	}
+	x->path_len = (uint32_t)pt_strip_deleted(x->v.p, x->v.len, &err);
+	if (err) {
+		p->files_denied = true;
+		return;
+	}
+	if (!x->path_len || x->v.p[0] != '/')
+		return;
+	err = pt_path_stat(x->v.p, x->path_len, &mode);
+	if (err == EACCES || err == EPERM)
+		p->files_denied = true;
+	else if (!err && S_ISREG(mode))
+		x->state = XS_CANDIDATE;
+}
+
+static int round2(struct pt_table *t)
+{
+	struct pt_batch b = { 0 };
+	size_t k = 0;
+	int err = round2_names(t, &b);
+
+	if (!err && b.n)
+		err = pt_batch_run(t, &b);
+	for (size_t i = 0; !err && b.n && i < t->nextra; i++) {
+		struct pt_extra *x = &t->extra[i];
+		struct pt_proc *p = &t->procs[x->proc];
+		bool thread = i >= p->task_first &&
+			      i < p->task_first + p->task_n;
+
+		pt_val_set(&x->v, &b.vec[k++]);
+		if (!thread)
+			check_fd(p, x);
+		else if (!x->v.err && pt_parse_thread_stat(&x->v, &x->a, &x->b))
+			x->state = XS_OK;
+		/* psutil's _assert_alive() after a thread or file gone */
+		if (is_lookup_err(x->v.err) && !p->gone && !still_there(p->pid))
+			p->gone = true;
+	}
+	pt_batch_free(&b);
+	return err;
+}
+
+/* Round 3: the fdinfo of the descriptors that are regular files. */
+static int round3(struct pt_table *t)
+{
+	struct pt_batch b = { 0 };
+	size_t k = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < t->nextra; i++)
+		if (t->extra[i].state == XS_CANDIDATE)
+			pt_batch_add(&b, "data:", t->procs[t->extra[i].proc].pid,
+				     "fdinfo/", t->extra[i].id);
+	if (b.n)
+		err = pt_batch_run(t, &b);
+	for (size_t i = 0; !err && b.n && i < t->nextra; i++) {
+		struct pt_extra *x = &t->extra[i];
+
+		if (x->state != XS_CANDIDATE)
+			continue;
+		pt_val_set(&x->info, &b.vec[k++]);
+		x->state = XS_SKIP;
+		if (!x->info.err && pt_parse_fdinfo(&x->info, &x->a, &x->b))
+			x->state = XS_OK;
+		else if (x->info.err && !is_lookup_err(x->info.err))
+			t->procs[x->proc].files_denied = true;
+	}
+	pt_batch_free(&b);
+	return err;
+}
+
+/* The user name of each uid met (psutil: pwd.getpwuid(uids().real)). */
+static int resolve_users(struct pt_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct pt_proc *p = &t->procs[i];
+		uid_t uid = (uid_t)p->status.uid[0];
+		struct passwd pw, *res = NULL;
+		char buf[2048];
+		size_t u;
+
+		if (p->gone || !p->status_ok || !p->status.has_uid)
+			continue;
+		for (u = 0; u < t->nusers && t->users[u].uid != uid; u++)
+			;
+		if (u == t->nusers) {
+			struct pt_user *q = realloc(t->users,
+						    (u + 1) * sizeof(*q));
+
+			if (!q)
+				return ENOMEM;
+			t->users = q;
+			q[u].uid = uid;
+			q[u].name = NULL;
+			if (!getpwuid_r(uid, &pw, buf, sizeof(buf), &res) &&
+			    res && !(q[u].name = strdup(pw.pw_name)))
+				return ENOMEM;
+			t->nusers++;
+		}
+		p->user = (int)u;
+	}
+	return 0;
+}
+
+static int tty_add(struct pt_table *t, const char *path)
+{
+	struct stat sb;
+	struct pt_tty *q;
+
+	if (stat(path, &sb))
+		return 0;	/* psutil skips a FileNotFoundError */
+	q = realloc(t->ttys, (t->nttys + 1) * sizeof(*q));
+	if (!q)
+		return ENOMEM;
+	t->ttys = q;
+	q[t->nttys].rdev = sb.st_rdev;
+	if (!(q[t->nttys].path = strdup(path)))
+		return ENOMEM;
+	t->nttys++;
+	return 0;
+}
+
+/* psutil's terminal map: the /dev/tty* and /dev/pts/ entries, stat'ed. */
+static int scan_ttys(struct pt_table *t)
+{
+	static const char *const dirs[2] = { "/dev", "/dev/pts" };
+	char path[300];
+	int err = 0;
+
+	for (int i = 0; i < 2 && !err; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+
+		while (d && !err && (de = readdir(d))) {
+			if (de->d_name[0] == '.' ||
+			    (!i && strncmp(de->d_name, "tty", 3)))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[i],
+				 de->d_name);
+			err = tty_add(t, path);
+		}
+		if (d)
+			closedir(d);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t k = t->nttys; k-- > 0;)	/* the last one wins */
+			if (t->ttys[k].rdev ==
+			    (unsigned long long)t->procs[i].st.tty_nr) {
+				t->procs[i].tty = (int)k;
+				break;
+			}
+	return err;
+}
+
+static void get_ioprio(struct pt_proc *p)
+{
+	long r = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, p->pid);
+
+	p->ioprio_err = r < 0 ? errno : 0;
+	p->ioprio = r < 0 ? 0 : (int)r;
+	if (p->ioprio_err == ESRCH)
+		p->gone = true;
+}
+
+/* The system calls beside the files, and what they depend on. */
+static int after_files(struct pt_table *t)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->procs[i].gone)
+			continue;
+		resolve_paths(t, &t->procs[i]);
+		if (t->attrs & PT_BIT(A_IONICE))
+			get_ioprio(&t->procs[i]);
+	}
+	if (t->attrs & PT_BIT(A_USERNAME))
+		err = resolve_users(t);
+	if (!err && (t->attrs & PT_BIT(A_TERMINAL)))
+		err = scan_ttys(t);
+	return err;
+}
+
+/*
+ * Everything a listing of t->attrs needs, without the GIL. 0 or an errno
+ * of the listing itself (ENOMEM, or /proc not there).
+ */
+int pt_fetch(struct pt_table *t)
+{
+	struct timespec ts;
+	int err;
+
+	t->files = files_for(t->attrs);
+	err = list_pids(t);
+	if (!err)
+		err = round1(t);
+	if (!err && (t->attrs & (PT_BIT(A_THREADS) | PT_BIT(A_OPEN_FILES))))
+		err = round2(t);
+	if (!err && (t->attrs & PT_BIT(A_OPEN_FILES)))
+		err = round3(t);
+	if (!err)
+		err = after_files(t);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t->ncpus = ncpus();
+	t->timer = ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) *
+		   (double)t->ncpus;
+	return err;
+}
+
+void pt_table_free(struct pt_table *t)
+{
+	for (size_t i = 0; i < t->nbufs; i++)
+		free(t->bufs[i]);
+	for (size_t i = 0; i < t->nusers; i++)
+		free(t->users[i].name);
+	for (size_t i = 0; i < t->nttys; i++)
+		free(t->ttys[i].path);
+	free(t->bufs);
+	free(t->users);
+	free(t->ttys);
+	free(t->procs);
+	free(t->extra);
+	*t = (struct pt_table){ 0 };
+}

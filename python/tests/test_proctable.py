@@ -1,0 +1,349 @@
+# SPDX-License-Identifier: MIT
+"""test_proctable.py - getvalues.process_iter() and process_table() against
+psutil, the oracle, value for value on real processes: a fixture of
+processes in several states (sleeping, stopped, a zombie, threads, another
+user's, names with spaces, parentheses and newlines, a long name, a deleted
+executable, open files), kernel threads where the system shows them, and
+every other process of the machine; processes exiting during listings;
+access-denied values as another user; memory over 10,000 calls; the GIL
+released during a listing of 2,000 processes."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import getvalues as gv
+from conftest import MODULE_DIR, run_python
+
+psutil = pytest.importorskip("psutil", reason="python3-psutil is the oracle")
+import proctable_oracle as oracle  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SLEEP = shutil.which("sleep")
+NOBODY = 65534
+
+
+def wait_for(cond, what, timeout=10):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def proc_state(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    return chr(data[data.rindex(b")") + 2])
+
+
+def exec_done(p, path):
+    """The child @p runs @path (it has exec'd)."""
+    try:
+        return os.readlink(f"/proc/{p.pid}/exe").startswith(path) or \
+            os.path.basename(path)[:15].encode() in \
+            open(f"/proc/{p.pid}/stat", "rb").read()
+    except OSError:
+        return False
+
+
+THREADS = ("import threading, time\n"
+           "for _ in range(4):\n"
+           "    threading.Thread(target=time.sleep, args=(600,),\n"
+           "                     daemon=True).start()\n"
+           "time.sleep(600)\n")
+FILES = ("import os, sys, time\n"
+         "d = sys.argv[1]\n"
+         "a = open(os.path.join(d, 'appended'), 'a'); a.write('x'); a.flush()\n"
+         "b = open(os.path.join(d, 'readwrite'), 'w+'); b.write('abc')\n"
+         "b.flush(); b.seek(1)\n"
+         "c = open(os.path.join(d, 'gone'), 'w'); os.unlink(c.name)\n"
+         "r = open(os.path.join(d, 'readwrite'), 'r'); r.read(2)\n"
+         "print('ready', flush=True)\n"
+         "time.sleep(600)\n")
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory):
+    """Processes of every kind psutil distinguishes; {role: pid}."""
+    d = tmp_path_factory.mktemp("zoo")
+    os.chmod(d, 0o755)
+    procs, pids = [], {}
+
+    def start(role, argv, **kw):
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, **kw)
+        procs.append(p)
+        pids[role] = p.pid
+        return p
+
+    def start_copy(role, name):
+        path = str(d / name)
+        shutil.copy(SLEEP, path)
+        p = start(role, [path, "600"])
+        wait_for(lambda: exec_done(p, path), f"{role} to start")
+        return path
+
+    try:
+        start_copy("spaces", "a b) (c\nd")
+        start_copy("long", "proctable-long-name-sleeper")
+        os.unlink(start_copy("deleted", "deleted-sleeper"))
+        p = start("stopped", [SLEEP, "600"])
+        wait_for(lambda: exec_done(p, SLEEP), "sleep to start")
+        os.kill(p.pid, signal.SIGSTOP)
+        wait_for(lambda: proc_state(p.pid) == "T", "the stop")
+        p = start("zombie", ["true"])
+        wait_for(lambda: proc_state(p.pid) == "Z", "a zombie")
+        p = start("threads", [sys.executable, "-c", THREADS])
+        wait_for(lambda: len(os.listdir(f"/proc/{p.pid}/task")) == 5,
+                 "the threads")
+        p = start("files", [sys.executable, "-c", FILES, str(d)],
+                  stdout=subprocess.PIPE)
+        assert p.stdout.readline() == b"ready\n"
+        if os.getuid() == 0:
+            p = start("other_user", [SLEEP, "600"], user=NOBODY,
+                      group=NOBODY, extra_groups=[])
+            wait_for(lambda: exec_done(p, SLEEP), "nobody's sleep")
+        yield pids
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                os.kill(p.pid, signal.SIGCONT)
+            p.wait()
+
+
+def test_zoo_parity_with_psutil(zoo):
+    """Every attribute of every fixture process equal to psutil's (the
+    counters between two readings)."""
+    bad, _ = oracle.mismatches(pids=set(zoo.values()),
+                               exact=set(zoo.values()))
+    assert not bad, bad[:10]
+    rows = oracle.gv_table()
+    assert rows[zoo["zombie"]]["status"] == "zombie"
+    assert rows[zoo["stopped"]]["status"] == "stopped"
+    assert rows[zoo["spaces"]]["name"] == "a b) (c\nd"
+    assert rows[zoo["long"]]["name"] == "proctable-long-name-sleeper"
+    assert rows[zoo["deleted"]]["exe"].endswith("/deleted-sleeper")
+    assert len(rows[zoo["threads"]]["threads"]) == 5
+    files = {os.path.basename(f.path): f
+             for f in rows[zoo["files"]]["open_files"]}
+    assert {"appended", "readwrite"} <= set(files)
+
+
+def test_every_process_parity_with_psutil():
+    """Every process of the machine (kernel threads, other users', this
+    one): retried, as processes of other programs come and go."""
+    bad, n = oracle.persistent_mismatches()
+    assert n > 1
+    assert not bad, bad[:10]
+
+
+def test_kernel_threads():
+    rows = oracle.gv_table()
+    kthreads = [r for r in rows.values() if r["ppid"] == 2 or r["pid"] == 2]
+    if not kthreads:
+        pytest.skip("no kernel threads visible (a PID namespace)")
+    bad, _ = oracle.persistent_mismatches(
+        pids={r["pid"] for r in kthreads})
+    assert not bad, bad[:10]
+    assert all(r["cmdline"] == [] for r in kthreads)
+
+
+def test_types_match_psutil_without_psutil():
+    """Without psutil the namedtuples have its names and fields."""
+    code = ("import sys; sys.modules['psutil'] = None\n"
+            "import getvalues as gv\n"
+            "r = gv.process_table()[0]\n"
+            "print({k: [type(v).__name__, list(getattr(v, '_fields', []))]\n"
+            "       for k, v in r.items() if hasattr(v, '_fields')})\n")
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    ours = eval(r.stdout)
+    row = next(iter(oracle.psutil_table(ad_value=None).values()))
+    want = {k: [type(v).__name__, list(v._fields)]
+            for k, v in row.items() if hasattr(v, "_fields")}
+    assert ours == {k: v for k, v in want.items() if k in ours}
+    assert "cpu_times" in ours and "memory_info" in ours
+
+
+def test_process_iter_as_psutil():
+    attrs = ["pid", "name", "cmdline"]
+    ours = list(gv.process_iter(attrs=attrs))
+    assert [p.pid for p in ours] == sorted(p.pid for p in ours)
+    me = [p for p in ours if p.pid == os.getpid()]
+    assert me and me[0].info == psutil.Process().as_dict(attrs)
+    assert set(me[0].info) == set(attrs)
+    assert "ProcessInfo(pid=" in repr(me[0])
+
+
+def test_attrs_checked_as_psutil():
+    with pytest.raises(ValueError):
+        gv.process_table(["pid", "nosuch"])
+    with pytest.raises(ValueError):
+        gv.process_iter(["connections"])       # psutil's, not ours
+    with pytest.raises(TypeError):
+        gv.process_table("name")
+    assert set(gv.process_table()[0]) == set(oracle.ATTRS) | {"cpu_percent"}
+    assert set(gv.process_table([])[0]) == set(gv.process_table()[0])
+    assert list(gv.process_table(("name", "pid", "name"))[0]) == \
+        ["name", "pid"]
+
+
+def test_cpu_percent_from_the_previous_call():
+    code = ("import getvalues as gv, os, subprocess, sys, time\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'while 1: pass'])\n"
+            "time.sleep(0.2)\n"
+            "a = {r['pid']: r['cpu_percent'] for r in\n"
+            "     gv.process_table(['pid', 'cpu_percent'])}\n"
+            "time.sleep(1)\n"
+            "b = {r['pid']: r['cpu_percent'] for r in\n"
+            "     gv.process_table(['pid', 'cpu_percent'])}\n"
+            "p.kill(); p.wait()\n"
+            "print(set(a.values()), b[p.pid], os.cpu_count())\n")
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode().split()
+    busy, ncpu = float(out[1]), int(out[2])
+    assert out[0] == "{0.0}"                    # the first call: 0.0
+    assert 5.0 < busy <= 100.0 * ncpu + 5       # a busy loop, top-like
+
+
+def test_exiting_processes():
+    """Processes that come and go during listings: never an error, every
+    row complete, and a process gone before the call is not listed."""
+    churn = subprocess.Popen(["sh", "-c", "while :; do /bin/true; done"])
+    gone = subprocess.Popen([SLEEP, "600"])
+    gone.kill()
+    gone.wait()
+    try:
+        for _ in range(20):
+            rows = gv.process_table(oracle.ATTRS)
+            assert all(set(r) == set(oracle.ATTRS) for r in rows)
+            assert gone.pid not in {r["pid"] for r in rows}
+    finally:
+        churn.kill()
+        churn.wait()
+
+
+def nobody_can_run():
+    if os.getuid() != 0:
+        return "not root: this suite already runs as an unprivileged user"
+    r = subprocess.run([sys.executable, "-c", "import getvalues, psutil"],
+                       env=dict(os.environ, PYTHONPATH=MODULE_DIR),
+                       user=NOBODY, group=NOBODY, extra_groups=[],
+                       capture_output=True, cwd="/")
+    if r.returncode:
+        return f"nobody cannot import the module here: {r.stderr[-200:]}"
+    return None
+
+
+def test_access_denied_values(zoo):
+    """As an unprivileged user, ad_value exactly where psutil raises
+    AccessDenied or ZombieProcess: for the root test's processes as
+    nobody, or, run by nobody, for root's processes in this process."""
+    if os.getuid() != 0:
+        for _ in range(3):
+            ps_ad, gv_ad, both = oracle.denied()
+            diff = {x for x in ps_ad ^ gv_ad if x[0] in both}
+            if not diff:
+                break
+        assert not diff, sorted(diff)[:10]
+        assert ps_ad, "nothing refused: another user's process is needed"
+        return
+    why = nobody_can_run()
+    if why:
+        pytest.skip(why)
+    env = dict(os.environ, PYTHONPATH=MODULE_DIR + os.pathsep + HERE)
+    for _ in range(3):
+        r = subprocess.run([sys.executable, os.path.join(HERE,
+                                                         "proctable_oracle.py")],
+                           env=env, user=NOBODY, group=NOBODY,
+                           extra_groups=[], capture_output=True, cwd="/",
+                           timeout=120)
+        assert r.returncode == 0, r.stderr.decode()[-2000:]
+        out = json.loads(r.stdout)
+        if not (out["bad"] or out["ps_only"] or out["gv_only"]):
+            break
+    assert not (out["bad"] or out["ps_only"] or out["gv_only"]), out
+    assert out["denied"] > 0
+
+
+def test_memory_bounded_over_10000_calls():
+    code = ("import getvalues as gv, resource\n"
+            "def rss():\n"
+            "    with open('/proc/self/statm') as f:\n"
+            "        return int(f.read().split()[1])\n"
+            "for _ in range(20): gv.process_table()\n"
+            "for _ in range(500): gv.process_table(['pid'])\n"
+            "a = rss()\n"
+            "for _ in range(30): gv.process_table()\n"
+            "for _ in range(10000): gv.process_table(['pid', 'status'])\n"
+            "list(gv.process_iter(['pid']))\n"
+            "print(a, rss(), resource.getpagesize())\n")
+    # under SANITIZE=1 ASan would hold freed blocks back in its quarantine
+    asan = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
+    r = run_python(code, timeout=600, env={"ASAN_OPTIONS": asan})
+    assert r.returncode == 0, r.stderr
+    before, after, page = map(int, r.stdout.split())
+    assert (after - before) * page < 4 << 20, r.stdout
+
+
+MANY = ("import os, signal, sys\n"
+        "for _ in range(int(sys.argv[1])):\n"
+        "    if os.fork() == 0:\n"
+        "        signal.alarm(300)\n"
+        "        signal.pause()\n"
+        "        os._exit(0)\n"
+        "print('ready', flush=True)\n"
+        "signal.pause()\n")
+
+
+@pytest.fixture
+def many_processes():
+    """2,000 idle processes (forked, in a session of their own that the
+    end kills; each ends by itself after 300 s)."""
+    n = 2000
+    p = subprocess.Popen([sys.executable, "-c", MANY, str(n)],
+                         stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert p.stdout.readline() == b"ready\n"
+        yield n
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def test_gil_released_during_a_listing(many_processes):
+    """Another thread runs while a listing of 2,000 processes is made:
+    its clock readings fall inside the call, not only before and after."""
+    seen = []
+    stop = threading.Event()
+
+    def counter():
+        while not stop.is_set():
+            seen.append(time.monotonic())
+
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        time.sleep(0.05)
+        t0 = time.monotonic()
+        rows = gv.process_table(oracle.ATTRS)
+        t1 = time.monotonic()
+    finally:
+        stop.set()
+        t.join()
+    assert len(rows) >= many_processes
+    assert t1 - t0 > 0.02, "too fast to tell"
+    inside = [x for x in seen if t0 + 0.005 < x < t1 - 0.005]
+    assert inside, f"no progress in {t1 - t0:.3f} s"
