@@ -20,22 +20,29 @@
  *
  * readfile(2) is not probed on its own: it comes from the same patch as
  * getvalues(2), one number before it.
+ *
+ * The kernel call differs from getvalues(3) in two ways the library hides
+ * (SPEC v3): it takes at most 1024 entries, and a pending signal ends it
+ * early with the count handled so far. Longer vectors are split into
+ * kernel calls that carry the shorthand prefix and the current buffer
+ * across, and a shortened call is continued. Nor does the kernel describe
+ * mounts (statmount(2) and listmount(2) do): a vector that names mnt or
+ * mntns, or asks for the list of groups, is the library's, whole.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-/* kernel/patches/0003: 900 and 901, shifted where an ABI shifts its table */
+/* kernel/patches/0010: 900 and 901, shifted where an ABI shifts its table */
 #if defined(__alpha__)
 #define GV_NR_BASE	1010
-#elif defined(__ia64__)
-#define GV_NR_BASE	1924
 #elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI32
 #define GV_NR_BASE	4900
 #elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI64
@@ -50,9 +57,13 @@
 #define GV_NR_READFILE	(GV_NR_BASE + 0)
 #define GV_NR_GETVALUES	(GV_NR_BASE + 1)
 
-/* The top-level list, without the terminator of the literal. */
+/*
+ * The kernel's top-level list, without the terminator of the literal. The
+ * mounts (mnt, mntns) are not the kernel's: statmount(2) and listmount(2)
+ * give them, and the library serves them on every backend.
+ */
 static const char gv_native_groups[] =
-	"mnt\0mntns\0xattr\0data\0dir\0stat\0lstat\0fs\0";
+	"xattr\0data\0dir\0stat\0lstat\0fs\0";
 #define GV_NATIVE_GROUPS_LEN	(sizeof(gv_native_groups) - 1)
 #define GV_NATIVE_FILL		0x5a
 
@@ -140,13 +151,216 @@ static ssize_t gv_native_readfile(int dfd, const char *path, void *buf,
 	return r < 0 ? -err : r;
 }
 
+/* SPEC v3: the most entries one getvalues(2) call takes */
+#define GV_NATIVE_MAX	1024
+
+/*
+ * A walk of the caller's vector in kernel calls of at most GV_NATIVE_MAX
+ * entries. Between two calls the library keeps what the kernel would have
+ * carried from one entry to the next: the shorthand prefix and the current
+ * buffer (where the next value goes and the room left there).
+ */
+struct gv_native_walk {
+	int dfd;
+	const char *path;
+	unsigned int flags;
+	struct name_val *uvec;
+	size_t num;
+	size_t done;			/* entries handled */
+	struct gv_prefix prefix;	/* what entry @done's shorthand takes */
+	struct gv_prefix next;		/* the same after the entries read */
+	char *pos;			/* NULL: no current buffer yet */
+	size_t room;
+	bool shorthand;			/* the first entry read is one */
+	/* a call: the primer, then up to GV_NATIVE_MAX entries */
+	struct name_val vec[GV_NATIVE_MAX + 1];
+	uintptr_t src[GV_NATIVE_MAX];
+	const char *names[GV_NATIVE_MAX];
+	int lens[GV_NATIVE_MAX];
+	char primer[GV_EXPANDED_MAX + 2];
+	char full[GV_FULL_SIZE];
+};
+
+/* mnt and mntns, and the list of groups, are the library's (see above) */
+static bool gv_native_library_name(const char *name)
+{
+	size_t glen = strcspn(name, ":");
+
+	return !*name || (glen == 3 && !memcmp(name, "mnt", 3)) ||
+	       (glen == 5 && !memcmp(name, "mntns", 5));
+}
+
+/*
+ * Entries @from to @from + @n - 1 into w->vec + 1, their outputs cleared,
+ * and their names, the shorthand prefix carried through them from
+ * w->prefix into w->next. 1 if one of them is the library's, 0 if not,
+ * -errno if the vector cannot be read or a reserved field is set (the
+ * library then gives the call's error, in the order it gives them).
+ */
+static int gv_native_read(struct gv_native_walk *w, size_t from, size_t n)
+{
+	struct name_val *vec = w->vec + 1;
+	char *store = NULL;
+	int ret, lib = 0;
+
+	w->next = w->prefix;
+	ret = gv_copy_from_user(vec, (uintptr_t)(w->uvec + from),
+				n * sizeof(*vec));
+	for (size_t i = 0; !ret && i < n; i++) {
+		if (vec[i].reserved)
+			ret = -EINVAL;
+		w->src[i] = (uintptr_t)vec[i].name;
+		vec[i].value_out = (struct iovec){ NULL, 0 };
+		vec[i].error = 0;
+	}
+	if (!ret)
+		ret = gv_strings_from_user(w->src, n, GV_NAME_MAX, w->names,
+					   w->lens, &store, NULL);
+	w->shorthand = !ret && n && w->lens[0] > 0 && *w->names[0] == ':';
+	for (size_t i = 0; !ret && i < n; i++) {
+		const char *name = w->lens[i] < 0 ? "" : w->names[i];
+
+		name = gv_prefix_next(&w->next, name, w->lens[i], w->full);
+		if (name && gv_native_library_name(name))
+			lib = 1;
+	}
+	free(store);
+	return ret ? ret : lib;
+}
+
+/* Does any entry of the whole vector need the library? */
+static int gv_native_scan(struct gv_native_walk *w)
+{
+	int ret = 0;
+
+	for (size_t from = 0; !ret && from < w->num; from += GV_NATIVE_MAX) {
+		size_t n = w->num - from;
+
+		ret = gv_native_read(w, from, n < GV_NATIVE_MAX ? n :
+				     GV_NATIVE_MAX);
+		w->prefix = w->next;
+	}
+	w->prefix = (struct gv_prefix){ 0 };
+	return ret;
+}
+
+/*
+ * The buffer after the @k entries of w->vec + 1 that the kernel handled:
+ * each value went to the current position.
+ */
+static void gv_native_advance(struct gv_native_walk *w, size_t k)
+{
+	const struct name_val *e = w->vec + 1;
+
+	for (size_t i = 0; i < k; i++, e++) {
+		char *end = (char *)e->value_out.iov_base + e->value_out.iov_len;
+
+		if (e->value_in.iov_base) {
+			w->pos = e->value_in.iov_base;
+			w->room = e->value_in.iov_len;
+		}
+		if (w->pos && !e->error) {
+			w->room -= (size_t)(end - w->pos);
+			w->pos = end;
+		}
+	}
+}
+
+/*
+ * One kernel call for the next @n entries, read into w->vec + 1. A
+ * shorthand first is preceded by a primer: an entry named by the prefix,
+ * without a buffer, which the kernel fails with EINVAL and which leaves
+ * that prefix to the next one; the call then takes one entry less. The
+ * count of entries handled (0 when a signal came first), or -errno.
+ */
+static int gv_native_call(struct gv_native_walk *w, size_t n)
+{
+	struct name_val *vec = w->vec + 1, *start = vec;
+	long r;
+
+	if (w->shorthand && w->prefix.len) {
+		memcpy(w->primer, w->prefix.buf, w->prefix.len);
+		w->primer[w->prefix.len] = '\0';
+		start = w->vec;
+		*start = (struct name_val){ .name = w->primer };
+		/* the last one waits for the next call, as after a signal */
+		n -= n == GV_NATIVE_MAX;
+	}
+	if (!vec[0].value_in.iov_base && w->pos)
+		vec[0].value_in = (struct iovec){ w->pos, w->room };
+	r = syscall(GV_NR_GETVALUES, w->dfd, w->path, start,
+		    n + (size_t)(vec - start), w->flags);
+	if (r < 0)
+		return -errno;
+	return (int)(r - (r && start != vec));
+}
+
+static int gv_native_walk(struct gv_native_walk *w)
+{
+	size_t n, k;
+	bool stop;
+	int r;
+
+	while (w->done < w->num) {
+		n = w->num - w->done;
+		n = n < GV_NATIVE_MAX ? n : GV_NATIVE_MAX;
+		r = gv_native_read(w, w->done, n);
+		if (r && !w->done)
+			return -EGV_SYNC;	/* the library's, whole */
+		if (r < 0)
+			return r;
+		r = gv_native_call(w, n);
+		if (r == -EINTR)
+			continue;	/* a signal before the first entry */
+		if (r < 0)
+			return r;
+		k = (size_t)r;
+		/* the entry that overflowed is the caller's too */
+		stop = k < n && w->vec[1 + k].error == EOVERFLOW;
+		if (gv_results_to_user(w->uvec + w->done, w->vec + 1,
+				       k + stop, NULL))
+			return -EFAULT;
+		gv_native_advance(w, k);
+		if (k < n && !stop)	/* a signal: the prefix at entry k */
+			gv_native_read(w, w->done, k);
+		w->prefix = w->next;
+		w->done += k;
+		if (stop)
+			break;
+	}
+	return (int)w->done;
+}
+
+/*
+ * getvalues() on the native calls: vectors of any length, in kernel calls
+ * of at most GV_NATIVE_MAX entries, each continued where a signal ended it
+ * (SPEC v3). A vector that names mounts, or whose errors are the call's
+ * own, is the library's: -EGV_SYNC.
+ */
 static int gv_native_getvalues(int dfd, const char *path,
 			       struct name_val *vec, size_t num,
 			       unsigned int flags)
 {
-	long r = syscall(GV_NR_GETVALUES, dfd, path, vec, num, flags);
+	struct gv_native_walk *w = malloc(sizeof(*w));
+	int ret;
 
-	return r < 0 ? -errno : (int)r;
+	if (!w)
+		return -ENOMEM;
+	*w = (struct gv_native_walk){ .dfd = dfd, .path = path,
+				      .flags = flags, .uvec = vec,
+				      .num = num };
+	/* one kernel call's worth is looked at by gv_native_walk() itself */
+	ret = num > GV_NATIVE_MAX ? gv_native_scan(w) : 0;
+	if (ret)
+		ret = -EGV_SYNC;
+	else if (!num)
+		ret = syscall(GV_NR_GETVALUES, dfd, path, vec, 0UL, flags) < 0 ?
+		      -errno : 0;
+	else
+		ret = gv_native_walk(w);
+	gv_uaccess_end();
+	free(w);
+	return ret;
 }
 
 const struct gv_backend gv_backend_native = {

@@ -445,8 +445,9 @@ int main(void)
 	build_tree();
 
 	for (size_t s = 0; s < ARRAY_SIZE(sources); s++) {
-		if (s == 2 && !mnt_have_statmount()) {
-			tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+		if (s == 2 && !mnt_statmount_complete()) {
+			tap_skip(1, "kernel's statmount() cannot tell fstype "
+				 "and source (Linux 6.13)");
 			continue;
 		}
 		run_checks(sources[s], false);
@@ -460,8 +461,9 @@ int main(void)
 	if (oldroot < 0 || outside < 0 || chdir(mt_at("root")) || chroot("."))
 		tap_bail("chroot %s: %s", mt_at("root"), strerror(errno));
 	for (size_t s = 0; s < ARRAY_SIZE(sources); s++) {
-		if (s == 2 && !mnt_have_statmount()) {
-			tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+		if (s == 2 && !mnt_statmount_complete()) {
+			tap_skip(1, "kernel's statmount() cannot tell fstype "
+				 "and source (Linux 6.13)");
 			continue;
 		}
 		run_checks(sources[s], true);

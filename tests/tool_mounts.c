@@ -512,7 +512,7 @@ static void check_sources(void)
 	if (have_statmount)
 		check_all("statmount", outs[2]);
 	else
-		tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+		tap_skip(1, "kernel's statmount() cannot tell fstype and source (Linux 6.13)");
 	for (int i = 0; i < 5; i++) {
 		tap_is_mem(outs[1][i].p, outs[1][i].len, outs[0][i].p,
 			   outs[0][i].len, "mountinfo and auto: the same %s",
@@ -523,7 +523,7 @@ static void check_sources(void)
 				   "statmount and mountinfo: the same %s",
 				   what[i]);
 		else
-			tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
+			tap_skip(1, "kernel's statmount() cannot tell fstype and source (Linux 6.13)");
 	}
 	for (int s = 0; s < 3; s++)
 		for (int i = 0; i < 5; i++)
@@ -556,8 +556,8 @@ static void check_paths(void)
 			run_tool(&o, &sp, "-0", "-o", ALL_FIELDS, "--mounts",
 				 path, NULL);
 			if (s == 1 && !have_statmount)
-				tap_skip(1, "kernel lacks statmount() "
-					 "(Linux 6.8)");
+				tap_skip(1, "kernel's statmount() cannot "
+					 "tell fstype and source (Linux 6.13)");
 			else
 				tap_ok(o.status == 0 && o.out.len == r.out.len &&
 				       !memcmp(o.out.p, r.out.p, r.out.len),
@@ -818,9 +818,11 @@ int main(void)
 	why = t_private_mounts(NULL);
 	if (why)
 		tap_skip_all("no private mount namespace: %s", why);
-	/* statmount(2), Linux 6.8: ENOSYS where missing, EFAULT here */
-	have_statmount = !(syscall(457, NULL, NULL, 0, 0) < 0 &&
-			   errno == ENOSYS);
+	/*
+	 * statmount(2) that tells every field: Linux 6.13 (fs subtype and
+	 * mount source); before, the statmount source gives ENOSYS there
+	 */
+	have_statmount = mnt_statmount_complete();
 	outdir = t_tmpdir("mounts-out");
 	build_tree();
 

@@ -24,13 +24,11 @@
 #include <unistd.h>
 
 /*
- * The numbers of kernel/patches/0003: 900 and 901 in the common numbering,
+ * The numbers of kernel/patches/0010: 900 and 901 in the common numbering,
  * shifted where an architecture shifts its table.
  */
 #if defined(__alpha__)
 #define GV_NR_BASE	1010
-#elif defined(__ia64__)
-#define GV_NR_BASE	1924
 #elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI32
 #define GV_NR_BASE	4900
 #elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI64
@@ -55,7 +53,7 @@ struct probe_name_val {
 };
 
 /* sizeof - 1: the string literal's own terminator is not part of it. */
-static const char groups[] = "mnt\0mntns\0xattr\0data\0dir\0stat\0lstat\0fs\0";
+static const char groups[] = "xattr\0data\0dir\0stat\0lstat\0fs\0";
 #define GROUPS_LEN	(sizeof(groups) - 1)
 
 enum probe_verdict {
@@ -96,7 +94,7 @@ static bool seccomp_filtered(void)
 /*
  * Asks getvalues(AT_FDCWD, "/", { "" }, 1, 0) for the list of top-level
  * groups. Only a kernel with the series answers 1, error 0, value_out
- * pointing at the start of our buffer and exactly those 44 bytes.
+ * pointing at the start of our buffer and exactly those 29 bytes.
  *
  * Harmless whatever the number means: the only non-pointer arguments are
  * AT_FDCWD (-100: neither a descriptor nor a process), 1 and 0; every

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -157,6 +158,25 @@ bool mnt_have_statmount(void)
 	long r = syscall(457, NULL, NULL, 0, 0);
 
 	return !(r < 0 && errno == ENOSYS);
+}
+
+bool mnt_statmount_complete(void)
+{
+	/* SB_SOURCE; FS_SUBTYPE came with it but is set only for a subtype */
+	const uint64_t want = 0x200;
+	struct { uint32_t size, spare; uint64_t mnt_id, param; } req = {
+		.size = sizeof(req), .param = want | 0x100,
+	};
+	static uint64_t buf[8192];
+	struct statx stx;
+
+	if (statx(AT_FDCWD, "/", 0, 0x4000 /* STATX_MNT_ID_UNIQUE */, &stx) ||
+	    !(stx.stx_mask & 0x4000))
+		return false;
+	req.mnt_id = stx.stx_mnt_id;
+	/* struct statmount: its mask is the second u64 */
+	return syscall(457, &req, buf, sizeof(buf), 0) == 0 &&
+	       (buf[1] & want) == want;
 }
 
 void ns_fetch(struct ns_fetch *r, const unsigned long *ids, size_t n)

@@ -40,6 +40,13 @@ const struct mi_mount *mi_find(const struct mi_table *t, unsigned long id);
 
 /* Whether this kernel has statmount() (Linux 6.8). */
 bool mnt_have_statmount(void);
+/*
+ * Whether its statmount() tells every field mountinfo shows: the file
+ * system's subtype and the mount source came in Linux 6.13
+ * (STATMOUNT_FS_SUBTYPE, STATMOUNT_SB_SOURCE); before, the library's
+ * statmount source forced gives ENOSYS for fstype and source.
+ */
+bool mnt_statmount_complete(void);
 
 /*
  * Every field of every mount of @ids in ONE call: "mntns:ID" (the field
