@@ -23,12 +23,7 @@ import sys
 # Edges that still close a cycle, each with the change that removes it.
 # They are left out of the cycle check (and listed as allowed); any other
 # edge that closes a cycle fails. Remove a line once its change is made.
-ALLOWED = {
-    # native.c asks the registry that chose it which backend is forced.
-    # Removed when backend.c passes that to the native ops (an argument of
-    # getvalues/readfile) and native.c no longer calls gv_backend_forced().
-    ("native", "backend"): "gv_backend_forced",
-}
+ALLOWED = {}
 
 # The layers of src/internal.h, lowest first: a file may use files of its
 # own layer or lower ones; an edge up fails as a cycle does. A file that

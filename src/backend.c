@@ -17,8 +17,9 @@
 
 #include "internal.h"
 
-static int gv_sync_probe(void)
+static int gv_sync_probe(bool forced)
 {
+	(void)forced;
 	return 0;
 }
 
@@ -104,7 +105,7 @@ GV_HOT int gv_backend_usable(enum gv_backend_id id)
 	r = __atomic_load_n(&gv_probed[id], __ATOMIC_ACQUIRE);
 	if (r == 0) {
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-		r = gv_backends[id]->probe();
+		r = gv_backends[id]->probe(gv_backend_forced() == id);
 		pthread_setcancelstate(cancel, NULL);
 		if (gv_probe_transient(r))
 			return r;
@@ -163,14 +164,15 @@ bool gv_backend_whole(enum gv_backend_id id)
 }
 
 int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
-			 struct name_val *vec, size_t num, unsigned int flags)
+			 struct name_val *vec, size_t num, unsigned int flags,
+			 gv_prefix_next_fn *next)
 {
 	const struct gv_backend *be = gv_backend_whole_of(&id);
 
 	if (!be)
 		return -EGV_SYNC;
 	gv_last = id;
-	return be->getvalues(dfd, path, vec, num, flags);
+	return be->getvalues(dfd, path, vec, num, flags, next);
 }
 
 /*

@@ -29,9 +29,6 @@ struct gv_call {
 };
 int gv_getvalues_call(int dfd, const char *path, struct name_val *vec,
 		      size_t num, unsigned int flags, struct gv_call *call);
-/* value_out and error of @n entries of @vec into @uvec, then @tail (or NULL) */
-int gv_results_to_user(struct name_val *uvec, const struct name_val *vec,
-		       size_t n, const struct iovec *tail);
 /* Tests: library calls through a copy of the vector, as for native. */
 void gv_getvalues_test_copy(bool on);
 

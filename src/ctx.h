@@ -117,4 +117,21 @@ struct gv_ctx {
 	struct gv_mnt_cache *mnt;
 };
 
+/*
+ * The prefix a shorthand ":REST" takes from the entry before it (SPEC 2.3),
+ * carried from entry to entry.
+ */
+struct gv_prefix {
+	size_t len;			/* with its ':'; 0: none */
+	char buf[GV_EXPANDED_MAX + 1];
+};
+/* Room for a name written out: a prefix, then REST and its NUL. */
+#define GV_FULL_SIZE	(GV_EXPANDED_MAX + 1 + GV_NAME_MAX)
+/*
+ * names.c's gv_prefix_next(), for a backend that splits a vector into
+ * calls of its own (native): passed down, as the registry is above it.
+ */
+typedef const char *gv_prefix_next_fn(struct gv_prefix *p, const char *name,
+				      int len, char *full);
+
 #endif /* GV_CTX_H */

@@ -273,36 +273,6 @@ out:
 	return ret;
 }
 
-/* The part of an entry written back: value_out and error, adjacent. */
-#define GV_RESULT_OFF	offsetof(struct name_val, value_out)
-#define GV_RESULT_LEN	(offsetof(struct name_val, error) + \
-			 sizeof(uint32_t) - GV_RESULT_OFF)
-
-int gv_results_to_user(struct name_val *uvec, const struct name_val *vec,
-		       size_t n, const struct iovec *tail)
-{
-	size_t k = n + (tail && tail[0].iov_len);
-	struct iovec *l = malloc(2 * k * sizeof(*l)), *r = l + k;
-	int err = 0;
-
-	if (!l)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		l[i] = (struct iovec){ (char *)&vec[i] + GV_RESULT_OFF,
-				       GV_RESULT_LEN };
-		r[i] = (struct iovec){ (char *)&uvec[i] + GV_RESULT_OFF,
-				       GV_RESULT_LEN };
-	}
-	if (k > n) {
-		l[n] = tail[0];
-		r[n] = tail[1];
-	}
-	if (gv_copy_to_user_iov(l, r, k) != k)
-		err = -EFAULT;
-	free(l);
-	return err;
-}
-
 /*
  * The name entry @i of @uvec stands for: into *@name its shorthand written
  * out in @full, or NULL to pass the entry on as it is (no shorthand, or
@@ -433,7 +403,8 @@ int gv_getvalues_call(int dfd, const char *path, struct name_val *vec,
 		return gv_call_copy(dfd, path, vec, num, flags, call);
 	/* the native system call, where the kernel has it */
 	ret = call ? -EGV_SYNC :
-		     gv_backend_getvalues(id, dfd, path, vec, num, flags);
+		     gv_backend_getvalues(id, dfd, path, vec, num, flags,
+					  gv_prefix_next);
 	if (ret == -EGV_SYNC) {
 		/*
 		 * Not a cancellation point: the data: reads never wait, and a

@@ -10,7 +10,8 @@
  * of its own layer or lower: make layers (scripts/layers.py, whose
  * LAYERS is this list) reads the calls from the objects and fails on a
  * cycle or a call up a layer. Upward, only through the ops tables: a
- * group's struct gv_group (ctx.h), a backend's struct gv_backend (below).
+ * group's struct gv_group (ctx.h), a backend's struct gv_backend (below),
+ * and the callbacks those take (gv_prefix_next_fn, ctx.h).
  *
  *   1. descriptors, scratch memory, the caller's memory, /proc:
  *      fds.c (fds.h), scratch.c (scratch.h), uaccess.c (uaccess.h),
@@ -28,8 +29,8 @@
  *   8. the entry points: getvalues.c (call.h), readfile.c, alloc.c,
  *      version.c
  *
- * Edges that still go against this, each with the change that removes it,
- * are listed in scripts/layers.py (ALLOWED).
+ * An edge that must go against this for a while is listed, with the change
+ * that removes it, in scripts/layers.py (ALLOWED); there is none now.
  */
 #ifndef GV_INTERNAL_H
 #define GV_INTERNAL_H
@@ -72,8 +73,11 @@ struct gv_batch;
 
 struct gv_backend {
 	const char *name;
-	/* 0 when usable in this process, else -errno; run once, cached */
-	int (*probe)(void);
+	/*
+	 * 0 when usable in this process, else -errno; run once, cached.
+	 * @forced: GETVALUES_BACKEND (or a test) names this backend.
+	 */
+	int (*probe)(bool forced);
 	ssize_t (*readfile)(int dfd, const char *path, void *buf, size_t size,
 			    int flags);
 	/*
@@ -102,9 +106,11 @@ struct gv_backend {
 	/*
 	 * getvalues(), optional: the whole call, for a backend that does it
 	 * all itself (native). The count of entries handled, or -errno.
+	 * @next writes out the shorthand of the entries it splits off.
 	 */
 	int (*getvalues)(int dfd, const char *path, struct name_val *vec,
-			 size_t num, unsigned int flags);
+			 size_t num, unsigned int flags,
+			 gv_prefix_next_fn *next);
 };
 
 extern const struct gv_backend gv_backend_sync, gv_backend_uring,
@@ -122,7 +128,8 @@ void gv_backend_set_last(enum gv_backend_id id);
  * under auto when the kernel has it), or -EGV_SYNC: the library does it.
  */
 int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
-			 struct name_val *vec, size_t num, unsigned int flags);
+			 struct name_val *vec, size_t num, unsigned int flags,
+			 gv_prefix_next_fn *next);
 /* Whether getvalues() under @id goes to a backend that takes whole calls. */
 bool gv_backend_whole(enum gv_backend_id id);
 /* Tests of the sync and uring policy: let auto take native (default) or not */

@@ -15,16 +15,6 @@
 /* At the end of a call: every group's release. */
 void gv_groups_release(struct gv_ctx *ctx);
 /*
- * The prefix a shorthand ":REST" takes from the entry before it (SPEC 2.3),
- * carried from entry to entry.
- */
-struct gv_prefix {
-	size_t len;			/* with its ':'; 0: none */
-	char buf[GV_EXPANDED_MAX + 1];
-};
-/* Room for a name written out: a prefix, then REST and its NUL. */
-#define GV_FULL_SIZE	(GV_EXPANDED_MAX + 1 + GV_NAME_MAX)
-/*
  * The name an entry stands for, after the entry that left @p: @name itself,
  * or its shorthand written out into @full (GV_FULL_SIZE bytes); and @p
  * becomes the prefix this entry leaves to the next. @len is the length of

@@ -125,10 +125,9 @@ int gv_native_probe_nr(long nr, bool force)
 	return -ENOSYS;
 }
 
-static int gv_native_probe(void)
+static int gv_native_probe(bool forced)
 {
-	return gv_native_probe_nr(GV_NR_GETVALUES,
-				  gv_backend_forced() == GV_BACKEND_NATIVE);
+	return gv_native_probe_nr(GV_NR_GETVALUES, forced);
 }
 
 /*
@@ -169,6 +168,7 @@ struct gv_native_walk {
 	size_t done;			/* entries handled */
 	struct gv_prefix prefix;	/* what entry @done's shorthand takes */
 	struct gv_prefix next;		/* the same after the entries read */
+	gv_prefix_next_fn *prefix_next;	/* names.c's, passed down */
 	char *pos;			/* NULL: no current buffer yet */
 	size_t room;
 	bool shorthand;			/* the first entry read is one */
@@ -220,7 +220,8 @@ static int gv_native_read(struct gv_native_walk *w, size_t from, size_t n)
 	for (size_t i = 0; !ret && i < n; i++) {
 		const char *name = w->lens[i] < 0 ? "" : w->names[i];
 
-		name = gv_prefix_next(&w->next, name, w->lens[i], w->full);
+		name = w->prefix_next(&w->next, name, w->lens[i],
+				       w->full);
 		if (name && gv_native_library_name(name))
 			lib = 1;
 	}
@@ -339,7 +340,7 @@ static int gv_native_walk(struct gv_native_walk *w)
  */
 static int gv_native_getvalues(int dfd, const char *path,
 			       struct name_val *vec, size_t num,
-			       unsigned int flags)
+			       unsigned int flags, gv_prefix_next_fn *next)
 {
 	struct gv_native_walk *w = malloc(sizeof(*w));
 	int ret;
@@ -348,7 +349,7 @@ static int gv_native_getvalues(int dfd, const char *path,
 		return -ENOMEM;
 	*w = (struct gv_native_walk){ .dfd = dfd, .path = path,
 				      .flags = flags, .uvec = vec,
-				      .num = num };
+				      .num = num, .prefix_next = next };
 	/* one kernel call's worth is looked at by gv_native_walk() itself */
 	ret = num > GV_NATIVE_MAX ? gv_native_scan(w) : 0;
 	if (ret)

@@ -719,3 +719,28 @@ out:
 	free(region);
 	return err;
 }
+
+int gv_results_to_user(struct name_val *uvec, const struct name_val *vec,
+		       size_t n, const struct iovec *tail)
+{
+	size_t k = n + (tail && tail[0].iov_len);
+	struct iovec *l = malloc(2 * k * sizeof(*l)), *r = l + k;
+	int err = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		l[i] = (struct iovec){ (char *)&vec[i] + GV_RESULT_OFF,
+				       GV_RESULT_LEN };
+		r[i] = (struct iovec){ (char *)&uvec[i] + GV_RESULT_OFF,
+				       GV_RESULT_LEN };
+	}
+	if (k > n) {
+		l[n] = tail[0];
+		r[n] = tail[1];
+	}
+	if (gv_copy_to_user_iov(l, r, k) != k)
+		err = -EFAULT;
+	free(l);
+	return err;
+}

@@ -24,6 +24,13 @@ int gv_copy_to_user(uintptr_t dst, const void *src, size_t len);
 struct iovec;
 size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
 			   size_t n);
+/* The part of an entry written back: value_out and error, adjacent. */
+#define GV_RESULT_OFF	offsetof(struct name_val, value_out)
+#define GV_RESULT_LEN	(offsetof(struct name_val, error) + \
+			 sizeof(uint32_t) - GV_RESULT_OFF)
+/* value_out and error of @n entries of @vec into @uvec, then @tail (or NULL) */
+int gv_results_to_user(struct name_val *uvec, const struct name_val *vec,
+		       size_t n, const struct iovec *tail);
 /* Read a NUL-terminated string of at most @max bytes (NUL excluded). */
 int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max);
 /*

@@ -12,8 +12,9 @@
 #include "internal.h"
 #include "uring.h"
 
-static int gv_uring_probe(void)
+static int gv_uring_probe(bool forced)
 {
+	(void)forced;
 	int err = 0;
 
 	/* EBUSY: a signal handler probes while this thread makes its ring */

@@ -36,11 +36,6 @@
 #define GV_BATCH_WRITES	1024		/* pending writes before a flush */
 #define GV_BATCH_BYTES	(1u << 20)	/* staged bytes before a flush */
 
-/* The part of an entry written back: value_out and error, adjacent. */
-#define GV_RESULT_OFF	offsetof(struct name_val, value_out)
-#define GV_RESULT_LEN	(offsetof(struct name_val, error) + \
-			 sizeof(uint32_t) - GV_RESULT_OFF)
-
 /*
  * Room for @n writes: the two iovecs and the pending index of each, in one
  * scratch buffer kept from call to call (for the results of 10000 mounts'
