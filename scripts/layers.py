@@ -31,10 +31,10 @@ ALLOWED = {}
 LAYERS = [
     "fds scratch uaccess proc",
     "walk sink",
-    "lookup reopen open",
+    "lookup reopen data_open",
     "mnt_table mountinfo statmount uring uring_batch uring_backend native "
     "sync backend",
-    "cost batch",
+    "cost data_policy",
     "stat fs xattr data dir mnt",
     "names",
     "getvalues readfile alloc version",

@@ -7,7 +7,7 @@
  * is kept; GETVALUES_BACKEND=sync|uring|native|auto is read once, at the
  * first call.
  *
- * Where a backend helps is decided per call, in batch.c (the auto policy)
+ * Where a backend helps is decided per call, in data_policy.c (the auto policy)
  * for getvalues() and here for readfile().
  */
 #include <errno.h>

@@ -31,7 +31,7 @@
 /*
  * Codes of the library's own, never given to a caller: -EGV_RETRY, the
  * staged values could not be written (sink.c, walk.c); -EGV_SYNC, a value
- * a batch does not hold: fetch it one at a time (batch.c, the backends).
+ * a batch does not hold: fetch it one at a time (data_policy.c, the backends).
  */
 #define EGV_RETRY 4096
 #define EGV_SYNC 4097

@@ -3,7 +3,7 @@
  * cost.h - what the auto policy has measured: the cost per value of each
  * mechanism (plain system calls, io_uring) by class of file and size of
  * call, learned from the library's own calls, and the choice it makes
- * from them (cost.c). batch.c asks and reports; nothing here makes a
+ * from them (cost.c). data_policy.c asks and reports; nothing here makes a
  * system call.
  */
 #ifndef GV_COST_H

@@ -52,7 +52,7 @@ struct gv_group {
 	gv_getter get;
 	/* "mntns:ID" alone: checks ID, then lists these fields */
 	const struct gv_field *id_fields;
-	/* "GROUP:SUBPATH" is a file's contents (data:), read by open.c */
+	/* "GROUP:SUBPATH" is a file's contents (data:), read by data_open.c */
 	bool reads_files;
 	/* Optional: at the end of a call, drop what it kept in the ctx. */
 	void (*release)(struct gv_ctx *ctx);
@@ -86,11 +86,11 @@ struct gv_ctx {
 	/* ... and the entries themselves, for where their values go */
 	const struct name_val *vec;
 
-	/* batch.c: how the data: values are fetched (enum gv_batch_state) */
+	/* data_policy.c: how the data: values are fetched (enum gv_batch_state) */
 	int batch_state;
 	struct gv_batch *batch;
-	bool running;		/* counted in batch.c's calls running */
-	/* batch.c: auto's measurement of this call (cost.h); t0 0: none */
+	bool running;		/* counted in data_policy.c's calls running */
+	/* data_policy.c: auto's measurement of this call (cost.h); t0 0: none */
 	uint64_t cost_t0;
 	size_t cost_files;
 	uint8_t cost_class, cost_mech;

@@ -4,9 +4,9 @@
  * a symlink, at $ORIGIN/SUBPATH.
  *
  * One value, from the getter to the system calls: gv_data_get() asks the
- * call's batch first (batch.c: the io_uring backend may have read it with
+ * call's batch first (data_policy.c: the io_uring backend may have read it with
  * the others already); otherwise the file is opened without side effects
- * (open.c), read to end of file into the value (sink.c: gv_put_read) and
+ * (data_open.c), read to end of file into the value (sink.c: gv_put_read) and
  * closed here. SPEC v2: data: never waits. Files are opened O_NONBLOCK, and
  * a read that would block ends the value with the bytes already read.
  */
@@ -51,7 +51,7 @@ static int gv_data_readlink(int dfd, const char *name, struct gv_out *out)
 	return err;
 }
 
-/* A file opened by open.c (GV_DATA_FILE or GV_DATA_LINK) as the value. */
+/* A file opened by data_open.c (GV_DATA_FILE or GV_DATA_LINK) as the value. */
 static int gv_data_value(struct gv_ctx *ctx, int kind,
 			 const struct gv_data_file *f, struct gv_out *out)
 {
@@ -69,7 +69,7 @@ static int gv_data_value(struct gv_ctx *ctx, int kind,
 }
 
 /*
- * The shortcut of open.c: open by name. A symlink is what refuses (ELOOP).
+ * The shortcut of data_open.c: open by name. A symlink is what refuses (ELOOP).
  * A name with the shape of a procfs symlink is read as a link first, and
  * elsewhere (sysfs), once a name in a directory turned out to be a link,
  * the next names there are: one system call, not two. readlinkat(2) of the

@@ -17,13 +17,13 @@
  *      fds.c (fds.h), scratch.c (scratch.h), uaccess.c (uaccess.h),
  *      proc.c (proc.h); the types of a call: ctx.h; common.h beneath all
  *   2. value sinks: walk.c (walk.h), sink.c (sink.h)
- *   3. lookup and open beneath $ORIGIN: lookup.c, reopen.c, open.c
+ *   3. lookup and open beneath $ORIGIN: lookup.c, reopen.c, data_open.c
  *      (lookup.h)
  *   4. the mount table and sources: mnt_table.c, mountinfo.c,
  *      statmount.c (mnt.h); io_uring: uring.c (uring.h), uring_batch.c,
  *      uring_backend.c; native.c; sync.c; the registry of backends:
  *      backend.c (below)
- *   5. the fetch policy of the data: values: batch.c (below)
+ *   5. the fetch policy of the data: values: data_policy.c (below)
  *   6. the groups: stat.c, fs.c, xattr.c, data.c, dir.c, mnt.c (groups.h)
  *   7. the name registry: names.c (names.h)
  *   8. the entry points: getvalues.c (call.h), readfile.c, alloc.c,
@@ -142,7 +142,7 @@ void gv_backend_auto_native(bool allow);
 const struct gv_backend *gv_backend_readfile(int *err);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
 int gv_native_probe_nr(long nr, bool force);
-/* How auto sees the file system of $ORIGIN (batch.c). */
+/* How auto sees the file system of $ORIGIN (data_policy.c). */
 enum gv_fs_class {
 	GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC,
 	GV_FS_SYS,	/* sysfs, cgroupfs and the other kernel files */
@@ -151,7 +151,7 @@ enum gv_fs_class {
 void gv_backend_force_fs_class(int cls);
 
 /*
- * batch.c: how one getvalues() call fetches its data: values. data.c asks
+ * data_policy.c: how one getvalues() call fetches its data: values. data.c asks
  * gv_batch_data() first; -EGV_SYNC means: fetch this one yourself, one at
  * a time. When the auto policy waits for the first file (GV_BATCH_PROBE),
  * data.c hands it the open file through gv_batch_probe().

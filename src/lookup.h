@@ -2,7 +2,7 @@
 /*
  * lookup.h - lookups and opens beneath $ORIGIN: SUBPATH rules and
  * confined lookups (lookup.c), the reopen of a pinned file (reopen.c), and
- * a data: file opened without side effects (open.c).
+ * a data: file opened without side effects (data_open.c).
  */
 #ifndef GV_LOOKUP_H
 #define GV_LOOKUP_H
@@ -30,7 +30,7 @@ int gv_reopen(struct gv_ctx *ctx, int pin, const char *sub, int oflags,
 	      const struct statx *pinned);
 
 /*
- * open.c: data:SUBPATH opened without side effects, for data.c and the
+ * data_open.c: data:SUBPATH opened without side effects, for data.c and the
  * uring batch alike.
  */
 enum gv_data_kind {
@@ -49,7 +49,7 @@ int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
 			struct gv_data_file *f);
 /* The open(2) flags of a data: file (O_NONBLOCK: data: never waits). */
 int gv_data_open_flags(void);
-/* $ORIGIN is on a file system without special files (open.c says which) */
+/* $ORIGIN is on a file system without special files (data_open.c says which) */
 bool gv_data_shortcut(struct gv_ctx *ctx);
 /* ... whose regular files end where a read returns less than asked */
 bool gv_data_short_is_eof(struct gv_ctx *ctx);

@@ -39,7 +39,7 @@ int gv_put_item(struct gv_out *out, const char *s, size_t n);
 /*
  * The contents of @fd, from its offset to EOF. @short_is_eof: a read that
  * returns less than asked is at end of file (a regular file of a file
- * system that says so, open.c), so no read is made to see EOF.
+ * system that says so, data_open.c), so no read is made to see EOF.
  */
 int gv_put_read(struct gv_out *out, int fd, bool short_is_eof);
 /* The names of @fields as a list. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * data_fstat.c - a data: file is reopened from its pin and checked with
- * fstat(2) to be the inode pinned (open.c, reopen.c). A check that cannot be
- * made gives the errno of that fstat(2) for the entry, never ESTALE, which
- * says that the file was another one; the rest of the call goes on.
+ * fstat(2) to be the inode pinned (data_open.c, reopen.c). A check that
+ * cannot be made gives the errno of that fstat(2) for the entry, never
+ * ESTALE, which says that the file was another one; the rest of the call
+ * goes on.
  *
  * The fstat(2) fails for real: a seccomp filter makes it (glibc's
  * newfstatat(2), and fstat(2)) fail with EIO, in a child. The native call

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * data_shortcut.c - the shortcut of src/open.c: data: opens a file by name
+ * data_shortcut.c - the shortcut of src/data_open.c: data: opens a file by name
  * (openat2 without O_PATH) only on procfs, sysfs and cgroupfs, which hold
  * no devices, FIFOs or sockets, and pins the last component first (an
  * O_PATH openat2) everywhere else. Seen from outside: one data: call made

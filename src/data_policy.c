@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * batch.c - how the data: values of one getvalues() call are fetched: one
- * at a time by data.c, or all at once by the io_uring backend
- * (uring_batch.c), and the auto policy that chooses.
+ * data_policy.c - how the data: values of one getvalues() call are
+ * fetched: one at a time by data.c, or all at once by the io_uring
+ * backend (uring_batch.c), and the auto policy that chooses.
  *
  * auto chooses from what it measured of the library's own calls in this
  * process (cost.c): the time per file of each mechanism, by class of

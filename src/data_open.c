@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * open.c - opening the file of a data: entry without side effects, for
+ * data_open.c - opening the file of a data: entry without side effects, for
  * data.c (one at a time) and for the io_uring batch (uring_batch.c) alike.
  *
  * Reading must have no side effects, so nothing but a regular file is ever
