@@ -684,49 +684,107 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+struct options {
+	int repeats, cold_repeats;
+	bool do_cached, do_cold;
+	const char *base;		/* $DIR */
+};
+
+/* -n N,N,...: the N of the cached tables. */
+static void parse_ns(char *list)
 {
-	int repeats = 11, cold_repeats = 5, opt, nsets = 0;
-	bool do_cached = true, do_cold = true;
-	const char *base = "/var/tmp";
-	char shm[] = "/dev/shm/gv-batch-XXXXXX", disk[PATH_MAX - 16];
-	static struct fileset sets[4], cold_set;
-	char warm_dir[PATH_MAX], cold_dir[PATH_MAX];
+	ncached_ns = 0;
+	for (char *p = strtok(list, ","); p && ncached_ns < 16;
+	     p = strtok(NULL, ","))
+		cached_ns[ncached_ns++] = atoi(p);
+	for (int j = 0; j < ncached_ns; j++)
+		if (cached_ns[j] < 1 || cached_ns[j] > MAX_FILES)
+			usage();
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	int opt;
 
 	while ((opt = getopt(argc, argv, "r:R:b:d:Ccn:Ph")) != -1) {
 		switch (opt) {
 		case 'P': gv_cost_test_mode(GV_COST_PRIORS); break;
-		case 'n':
-			ncached_ns = 0;
-			for (char *p = strtok(optarg, ","); p && ncached_ns < 16;
-			     p = strtok(NULL, ","))
-				cached_ns[ncached_ns++] = atoi(p);
-			for (int j = 0; j < ncached_ns; j++)
-				if (cached_ns[j] < 1 ||
-				    cached_ns[j] > MAX_FILES)
-					usage();
-			break;
-		case 'r': repeats = atoi(optarg); break;
-		case 'R': cold_repeats = atoi(optarg); break;
+		case 'n': parse_ns(optarg); break;
+		case 'r': o->repeats = atoi(optarg); break;
+		case 'R': o->cold_repeats = atoi(optarg); break;
 		case 'b':
 			if (!strcmp(optarg, "own"))
 				own_buffers = true;
 			else if (strcmp(optarg, "shared"))
 				usage();
 			break;
-		case 'd': base = optarg; break;
-		case 'C': do_cold = false; break;
-		case 'c': do_cached = false; break;
+		case 'd': o->base = optarg; break;
+		case 'C': o->do_cold = false; break;
+		case 'c': o->do_cached = false; break;
 		default: usage();
 		}
 	}
-	if (repeats < 1 || repeats > MAX_REPEATS || cold_repeats < 1 ||
-	    cold_repeats > MAX_REPEATS || optind < argc)
+	if (o->repeats < 1 || o->repeats > MAX_REPEATS ||
+	    o->cold_repeats < 1 || o->cold_repeats > MAX_REPEATS ||
+	    optind < argc)
 		usage();
+}
+
+/* The cached tables, their files made in @shm and @warm_dir: sets filled. */
+static int run_cached(struct fileset *sets, const char *shm,
+		      const char *warm_dir, int repeats)
+{
+	int nsets = 0;
+
+	proc_set(&sets[nsets++]);
+	sys_set(&sets[nsets++]);
+	file_set(&sets[nsets++], "/dev/shm/gv-batch-*", shm, 256);
+	file_set(&sets[nsets++], "$DIR/gv-batch-*/warm", warm_dir, 256);
+	cached(sets, nsets, repeats);
+	mixed(&sets[0], repeats);
+	syscalls(sets, nsets);
+	probe_cost(&sets[3], repeats);
+	if (gv_cost_learning())
+		bookkeeping(repeats);
+	return nsets;
+}
+
+static void print_load(void)
+{
+	double load[3];
+
+	if (getloadavg(load, 3) == 3)
+		printf("Load average when done: %.2f %.2f %.2f (the "
+		       "figures are only as quiet as the machine).\n",
+		       load[0], load[1], load[2]);
+}
+
+/* Remove the files of @s that the run made. */
+static void unlink_set(const struct fileset *s)
+{
+	for (int i = 0; i < s->count; i++) {
+		char path[PATH_MAX * 2];
+
+		snprintf(path, sizeof(path), "%s/%s", s->origin, s->names[i]);
+		unlink(path);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .repeats = 11, .cold_repeats = 5,
+			     .do_cached = true, .do_cold = true,
+			     .base = "/var/tmp" };
+	int nsets = 0;
+	char shm[] = "/dev/shm/gv-batch-XXXXXX", disk[PATH_MAX - 16];
+	static struct fileset sets[4], cold_set;
+	char warm_dir[PATH_MAX], cold_dir[PATH_MAX];
+
+	parse_options(argc, argv, &o);
 	buf = malloc((size_t)MAX_FILES * SLOT);
 	if (!buf)
 		die("malloc");
-	snprintf(disk, sizeof(disk), "%s/gv-batch-XXXXXX", base);
+	snprintf(disk, sizeof(disk), "%s/gv-batch-XXXXXX", o.base);
 	if (!mkdtemp(shm) || !mkdtemp(disk))
 		die("mkdtemp");
 	snprintf(warm_dir, sizeof(warm_dir), "%s/warm", disk);
@@ -737,48 +795,19 @@ int main(int argc, char **argv)
 	       own_buffers ? "one buffer per entry" : "one shared",
 	       gv_cost_learning() ? "" : " auto by its priors alone (-P): "
 	       "the policy before it measured.");
-	if (do_cached) {
-		proc_set(&sets[nsets++]);
-		sys_set(&sets[nsets++]);
-		file_set(&sets[nsets++], "/dev/shm/gv-batch-*", shm, 256);
-		file_set(&sets[nsets++], "$DIR/gv-batch-*/warm", warm_dir, 256);
-		cached(sets, nsets, repeats);
-		mixed(&sets[0], repeats);
-		syscalls(sets, nsets);
-		probe_cost(&sets[3], repeats);
-		if (gv_cost_learning())
-			bookkeeping(repeats);
-	}
-	if (do_cold) {
+	if (o.do_cached)
+		nsets = run_cached(sets, shm, warm_dir, o.repeats);
+	if (o.do_cold) {
 		file_set(&cold_set, "$DIR/gv-batch-*/cold", cold_dir, 1000);
-		cold(&cold_set, cold_repeats);
+		cold(&cold_set, o.cold_repeats);
 	}
-	printf("\n$DIR is %s (%s).\n", base, bench_fs_name(base));
-	{
-		double load[3];
+	printf("\n$DIR is %s (%s).\n", o.base, bench_fs_name(o.base));
+	print_load();
 
-		if (getloadavg(load, 3) == 3)
-			printf("Load average when done: %.2f %.2f %.2f (the "
-			       "figures are only as quiet as the machine).\n",
-			       load[0], load[1], load[2]);
-	}
-
-	for (int k = 0; k < nsets; k++)
-		if (k >= 2)
-			for (int i = 0; i < sets[k].count; i++) {
-				char path[PATH_MAX * 2];
-
-				snprintf(path, sizeof(path), "%s/%s",
-					 sets[k].origin, sets[k].names[i]);
-				unlink(path);
-			}
-	for (int i = 0; i < cold_set.count; i++) {
-		char path[PATH_MAX * 2];
-
-		snprintf(path, sizeof(path), "%s/%s", cold_dir,
-			 cold_set.names[i]);
-		unlink(path);
-	}
+	/* procfs and sysfs are not ours; the tmpfs and ext4 files are */
+	for (int k = 2; k < nsets; k++)
+		unlink_set(&sets[k]);
+	unlink_set(&cold_set);
 	rmdir(warm_dir);
 	rmdir(cold_dir);
 	rmdir(disk);

@@ -88,58 +88,66 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* The files measured, and the names the tables show them by. */
+static const char *files[MAX_FILES], *shown[MAX_FILES];
+static int nfiles;
+
+static void add_file(const char *path, const char *label)
 {
-	const char *files[MAX_FILES], *shown[MAX_FILES];
-	char tmpfs_file[] = "/dev/shm/gv-bench-XXXXXX";
-	char ext4_file[] = "/var/tmp/gv-bench-XXXXXX";
-	int nfiles = 0, loops = 20000, repeats = 11, opt;
-	bool own_files = false;
+	shown[nfiles] = label;
+	files[nfiles++] = path;
+}
 
-	while ((opt = getopt(argc, argv, "l:r:f:h")) != -1) {
-		switch (opt) {
-		case 'l': loops = atoi(optarg); break;
-		case 'r': repeats = atoi(optarg); break;
-		case 'f':
-			if (nfiles == MAX_FILES)
-				usage();
-			shown[nfiles] = optarg;
-			files[nfiles++] = optarg;
-			break;
-		default:
-			usage();
+/* A file of @len bytes of @data made from @tmpl, measured if written. */
+static void own_file(char *tmpl, const char *label, const char *data,
+		     size_t len)
+{
+	int fd = mkstemp(tmpl);
+
+	if (fd >= 0 && write(fd, data, len) == (ssize_t)len)
+		add_file(tmpl, label);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Without -f: a sysfs file, a /proc file, and a tmpfs and an ext4 file. */
+static void default_files(char *tmpfs_file, char *ext4_file)
+{
+	char data[64];
+
+	memset(data, 'x', sizeof(data) - 1);
+	data[sizeof(data) - 1] = '\n';
+	add_file("/sys/devices/system/cpu/vulnerabilities/meltdown",
+		 "/sys/devices/system/cpu/vulnerabilities/meltdown");
+	add_file("/proc/self/stat", "/proc/self/stat");
+	own_file(tmpfs_file, "/dev/shm/gv-bench-*", data, sizeof(data));
+	own_file(ext4_file, "/var/tmp/gv-bench-*", data, sizeof(data));
+}
+
+/*
+ * The medians of @repeats times @loops calls of each method on @path, the
+ * methods interleaved in an order that rotates from repeat to repeat.
+ */
+static void time_file(const char *path, int loops, int repeats,
+		      double med[M_COUNT])
+{
+	double t[M_COUNT][MAX_REPEATS];
+
+	/* warm the caches and the dentry before measuring */
+	for (int m = 0; m < M_COUNT; m++)
+		time_method(m, path, loops / 10 + 1);
+	for (int r = 0; r < repeats; r++)
+		for (int q = 0; q < M_COUNT; q++) {
+			int m = (q + r) % M_COUNT;
+
+			t[m][r] = time_method(m, path, loops);
 		}
-	}
-	if (loops < 1 || repeats < 1 || repeats > MAX_REPEATS || optind < argc)
-		usage();
+	for (int m = 0; m < M_COUNT; m++)
+		med[m] = bench_median(t[m], repeats);
+}
 
-	if (!nfiles) {
-		char data[64];
-		int fd;
-
-		memset(data, 'x', sizeof(data) - 1);
-		data[sizeof(data) - 1] = '\n';
-		own_files = true;
-		shown[nfiles] = "/sys/devices/system/cpu/vulnerabilities/meltdown";
-		files[nfiles++] = "/sys/devices/system/cpu/vulnerabilities/meltdown";
-		shown[nfiles] = "/proc/self/stat";
-		files[nfiles++] = "/proc/self/stat";
-		fd = mkstemp(tmpfs_file);
-		if (fd >= 0 && write(fd, data, sizeof(data)) == sizeof(data)) {
-			shown[nfiles] = "/dev/shm/gv-bench-*";
-			files[nfiles++] = tmpfs_file;
-		}
-		if (fd >= 0)
-			close(fd);
-		fd = mkstemp(ext4_file);
-		if (fd >= 0 && write(fd, data, sizeof(data)) == sizeof(data)) {
-			shown[nfiles] = "/var/tmp/gv-bench-*";
-			files[nfiles++] = ext4_file;
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-
+static void time_table(int loops, int repeats)
+{
 	printf("%d repeats of %d calls; medians in ns per call, and the "
 	       "ratio open/read/close / method (above 1: faster)\n\n",
 	       repeats, loops);
@@ -147,24 +155,15 @@ int main(int argc, char **argv)
 	       "naive (one read) | ratio |\n");
 	printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
 	for (int f = 0; f < nfiles; f++) {
-		double t[M_COUNT][MAX_REPEATS], med[M_COUNT];
-		ssize_t size = readfile(AT_FDCWD, files[f], buf, sizeof(buf), 0);
+		double med[M_COUNT];
+		ssize_t size = readfile(AT_FDCWD, files[f], buf, sizeof(buf),
+					0);
 
 		if (size < 0) {
 			fprintf(stderr, "%s: %s\n", files[f], strerror(errno));
 			continue;
 		}
-		/* warm the caches and the dentry before measuring */
-		for (int m = 0; m < M_COUNT; m++)
-			time_method(m, files[f], loops / 10 + 1);
-		for (int r = 0; r < repeats; r++)
-			for (int q = 0; q < M_COUNT; q++) {
-				int m = (q + r) % M_COUNT;
-
-				t[m][r] = time_method(m, files[f], loops);
-			}
-		for (int m = 0; m < M_COUNT; m++)
-			med[m] = bench_median(t[m], repeats);
+		time_file(files[f], loops, repeats, med);
 		printf("| %s | %s | %zd | %.0f | %.0f | %.3f | %.0f | %.3f |\n",
 		       shown[f], bench_fs_name(files[f]), size,
 		       med[M_CAREFUL], med[M_READFILE],
@@ -172,6 +171,10 @@ int main(int argc, char **argv)
 		       med[M_CAREFUL] / med[M_NAIVE]);
 		fflush(stdout);
 	}
+}
+
+static void syscall_table(void)
+{
 	printf("\nSystem calls of one call (ptrace(2)):\n\n| file |");
 	for (int m = 0; m < M_COUNT; m++)
 		printf(" %s |", method_name[m]);
@@ -185,6 +188,36 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
+}
+
+int main(int argc, char **argv)
+{
+	char tmpfs_file[] = "/dev/shm/gv-bench-XXXXXX";
+	char ext4_file[] = "/var/tmp/gv-bench-XXXXXX";
+	int loops = 20000, repeats = 11, opt;
+	bool own_files = false;
+
+	while ((opt = getopt(argc, argv, "l:r:f:h")) != -1) {
+		switch (opt) {
+		case 'l': loops = atoi(optarg); break;
+		case 'r': repeats = atoi(optarg); break;
+		case 'f':
+			if (nfiles == MAX_FILES)
+				usage();
+			add_file(optarg, optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (loops < 1 || repeats < 1 || repeats > MAX_REPEATS || optind < argc)
+		usage();
+	if (!nfiles) {
+		own_files = true;
+		default_files(tmpfs_file, ext4_file);
+	}
+	time_table(loops, repeats);
+	syscall_table();
 	if (own_files) {
 		unlink(tmpfs_file);
 		unlink(ext4_file);

@@ -362,26 +362,19 @@ static int gv_direct_allowed(struct gv_ctx *ctx, struct gv_batch *b)
 	return b->direct_err;
 }
 
-/*
- * Open the file of @j as data.c would, and size its read. Returns false
- * when the ring has nothing to do for it: an error (kept, data.c would get
- * the same), a symlink, a file too big to stage, no memory or descriptors
- * left (data.c will do those, one at a time).
- */
-static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
-			struct gv_batch *b, struct gv_job *j)
+/* gv_data_open() of @j, or -EGV_SYNC: a file the ring leaves to data.c. */
+static int gv_job_kind(struct gv_ctx *ctx, struct gv_batch *b,
+		       struct gv_job *j, struct gv_data_file *f)
 {
-	struct gv_data_file f;
-	int kind = gv_data_open(ctx, j->path, &f);
-	size_t want;
+	int kind = gv_data_open(ctx, j->path, f);
 
 	/*
 	 * An open file that says it is empty is either empty (data.c reads
 	 * it with one read) or one whose reads make its data, a trace pipe
 	 * that the ring would wait on as on kmsg (see gv_uring_refuses()).
 	 */
-	if (kind == GV_DATA_FILE && f.size == 0) {
-		gv_fd_close(f.fd);
+	if (kind == GV_DATA_FILE && f->size == 0) {
+		gv_fd_close(f->fd);
 		kind = -EGV_SYNC;
 	}
 	if (kind == GV_DATA_TRY) {
@@ -390,6 +383,13 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 		else if (gv_direct_allowed(ctx, b))
 			kind = gv_direct_allowed(ctx, b);
 	}
+	return kind;
+}
+
+/* Place @j where the chain predicts it, and predict where the next goes. */
+static void gv_job_predict(struct gv_batch *b, struct gv_job *j, int kind,
+			   const struct gv_data_file *f)
+{
 	if (j->chain && b->pred) {
 		j->placed = true;
 		j->dst = (char *)b->pred;
@@ -401,9 +401,9 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 	 * file that says it is empty may be one whose reads make its data
 	 * (a trace pipe): no prediction from that.
 	 */
-	if (kind == GV_DATA_FILE && f.size > 0 && (size_t)f.size < j->room &&
-	    j->placed)
-		j->expect = f.size;
+	if (kind == GV_DATA_FILE && f->size > 0 &&
+	    (size_t)f->size < j->room && j->placed)
+		j->expect = f->size;
 	if (kind < 0 && kind != -EMFILE && kind != -ENFILE &&
 	    kind != -ENOMEM && kind != -EGV_SYNC) {
 		/* an error: the value takes no room */
@@ -412,7 +412,48 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 	} else {
 		b->pred = 0;
 	}
+}
 
+/*
+ * Stage @j, of @size bytes (-1: unknown): the size and one byte more, so
+ * that its end shows, and never more than the buffer could take. Files of
+ * unknown size (procfs) get a page, and if that is not all, data.c reads
+ * them again; so do files bigger than GV_STAGE_MAX, and values with no
+ * room at all (they overflow, which data.c tells best). False: left to
+ * data.c, its descriptor closed.
+ */
+static bool gv_job_stage(struct gv_ring *r, struct gv_batch *b,
+			 struct gv_job *j, int64_t size)
+{
+	size_t want = size >= 0 ? (size_t)size + 1 : 4096;
+
+	if (want > j->room)
+		want = j->room;
+	if (want <= GV_STAGE_MAX) {
+		j->len = want;
+		j->dst = gv_stage_alloc(r, b, want);
+		if (j->dst)
+			return true;
+	}
+	gv_fd_close(j->fd);
+	j->fd = -1;
+	j->direct = false;
+	return false;
+}
+
+/*
+ * Open the file of @j as data.c would, and size its read. Returns false
+ * when the ring has nothing to do for it: an error (kept, data.c would get
+ * the same), a symlink, a file too big to stage, no memory or descriptors
+ * left (data.c will do those, one at a time).
+ */
+static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
+			struct gv_batch *b, struct gv_job *j)
+{
+	struct gv_data_file f;
+	int kind = gv_job_kind(ctx, b, j, &f);
+
+	gv_job_predict(b, j, kind, &f);
 	switch (kind) {
 	case GV_DATA_FILE:
 		j->fd = f.fd;
@@ -430,28 +471,7 @@ static bool gv_job_open(struct gv_ring *r, struct gv_ctx *ctx,
 		j->err = kind;
 		return false;
 	}
-	if (j->placed)
-		return true;
-	/*
-	 * Staged: the file's size and one byte more, so that its end shows,
-	 * and never more than the buffer could take. Files of unknown size
-	 * (procfs) get a page, and if that is not all, data.c reads them
-	 * again; so do files bigger than GV_STAGE_MAX, and values with no
-	 * room at all (they overflow, which data.c tells best).
-	 */
-	want = f.size >= 0 ? (size_t)f.size + 1 : 4096;
-	if (want > j->room)
-		want = j->room;
-	if (want <= GV_STAGE_MAX) {
-		j->len = want;
-		j->dst = gv_stage_alloc(r, b, want);
-		if (j->dst)
-			return true;
-	}
-	gv_fd_close(j->fd);
-	j->fd = -1;
-	j->direct = false;
-	return false;
+	return j->placed || gv_job_stage(r, b, j, f.size);
 }
 
 /*

@@ -73,14 +73,13 @@ static bool t_sub_replay(const char *what, char *line, int *failed)
 	return true;
 }
 
-bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
-	   void *arg)
+/*
+ * Fork the child that runs @fn(@arg) in a process group of its own, its
+ * standard output the write end of a pipe; *@out gets the read end.
+ */
+static pid_t t_sub_spawn(void (*fn)(void *), void *arg, int *out)
 {
-	long long deadline = t_now_ms() + timeout_s * 1000LL;
-	char buf[8192];
-	size_t have = 0;
-	int p[2], status = 0, failed = 0;
-	bool timed_out = false;
+	int p[2];
 	pid_t pid;
 
 	fflush(stdout);
@@ -102,26 +101,39 @@ bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 	}
 	setpgid(pid, pid);
 	close(p[1]);
+	*out = p[0];
+	return pid;
+}
+
+/*
+ * Replay the lines the child writes to @fd until it closes it; *@failed
+ * counts its failing checks. Returns false when @deadline (t_now_ms())
+ * came first.
+ */
+static bool t_sub_relay(const char *what, int fd, long long deadline,
+			int *failed)
+{
+	char buf[8192];
+	size_t have = 0;
+
 	for (;;) {
-		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		long long left = deadline - t_now_ms();
 		ssize_t n;
 		char *nl;
 
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
+		if (left <= 0)
+			return false;
 		if (poll(&pfd, 1, (int)left) <= 0)
 			continue;
-		n = read(p[0], buf + have, sizeof(buf) - 1 - have);
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
 		if (n <= 0)
-			break;
+			return true;
 		have += n;
 		buf[have] = 0;
 		while ((nl = strchr(buf, '\n'))) {
 			*nl = 0;
-			if (!t_sub_replay(what, buf, &failed))
+			if (!t_sub_replay(what, buf, failed))
 				tap_diag("%s: %s", what, buf);
 			have -= nl + 1 - buf;
 			memmove(buf, nl + 1, have + 1);
@@ -131,20 +143,11 @@ bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 			have = 0;
 		}
 	}
-	if (timed_out) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* what the child left behind in its group */
-	kill(-pid, SIGKILL);
-	if (timed_out) {
-		tap_ok(false, "%s: done within %u s (killed: it hung)", what,
-		       timeout_s);
-		return false;
-	}
+}
+
+/* Whether the child ran to its end, by its wait @status; a check if not. */
+static bool t_sub_ended(const char *what, int status)
+{
 	if (WIFSIGNALED(status)) {
 		tap_ok(false, "%s: the child ran to its end (killed by signal "
 		       "%d, %s)", what, WTERMSIG(status),
@@ -156,7 +159,33 @@ bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 		       what, WEXITSTATUS(status));
 		return false;
 	}
-	return failed == 0;
+	return true;
+}
+
+bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
+	   void *arg)
+{
+	long long deadline = t_now_ms() + timeout_s * 1000LL;
+	int fd, status = 0, failed = 0;
+	bool timed_out;
+	pid_t pid = t_sub_spawn(fn, arg, &fd);
+
+	timed_out = !t_sub_relay(what, fd, deadline, &failed);
+	if (timed_out) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	close(fd);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	/* what the child left behind in its group */
+	kill(-pid, SIGKILL);
+	if (timed_out) {
+		tap_ok(false, "%s: done within %u s (killed: it hung)", what,
+		       timeout_s);
+		return false;
+	}
+	return t_sub_ended(what, status) && failed == 0;
 }
 
 int t_as_nobody(void (*fn)(void *arg, void *res), void *arg, void *res,
