@@ -47,8 +47,11 @@ static inline long bench_count_syscalls(void (*fn)(void *), void *arg)
 	struct __ptrace_syscall_info info;
 	long calls = -1, seen = 0;
 	int status, markers = 0;
-	pid_t pid = fork();
+	pid_t pid;
 
+	/* @fn may exit(3) in the child: it must not print our output again */
+	fflush(NULL);
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {

@@ -180,6 +180,9 @@ static void syscall_table(void)
 		printf(" %s |", method_name[m]);
 	printf("\n|---|---:|---:|---:|\n");
 	for (int f = 0; f < nfiles; f++) {
+		/* a file the timing table left out (it said why) */
+		if (readfile(AT_FDCWD, files[f], buf, sizeof(buf), 0) < 0)
+			continue;
 		printf("| %s |", shown[f]);
 		for (int m = 0; m < M_COUNT; m++) {
 			struct one o = { m, files[f] };
