@@ -33,7 +33,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <linux/magic.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "cost.h"
 #include "internal.h"
@@ -330,29 +332,78 @@ int gv_batch_data(struct gv_ctx *ctx, const struct gv_req *req,
 	}
 }
 
+#ifndef __NR_cachestat
+#define __NR_cachestat 451	/* every architecture's table */
+#endif
+
+/* cachestat(2)'s range and answer (Linux 6.5, <linux/mman.h>) */
+struct gv_cachestat_range {
+	uint64_t off, len;
+};
+
+struct gv_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/* cachestat(2) is missing or refused here: ask it no more */
+static bool gv_no_cachestat;
+
+/*
+ * Whether the first page of @fd is in the page cache: 1 or 0 as
+ * cachestat(2) says, which starts no I/O; -1 when it cannot say (a kernel
+ * before 6.5, a seccomp filter, a file system without a page cache).
+ */
+static int gv_first_page_cached(int fd)
+{
+	struct gv_cachestat_range range = { 0, 1 };
+	struct gv_cachestat cs;
+
+	if (__atomic_load_n(&gv_no_cachestat, __ATOMIC_RELAXED))
+		return -1;
+	if (syscall(__NR_cachestat, fd, &range, &cs, 0)) {
+		if (errno == ENOSYS || errno == EPERM)
+			__atomic_store_n(&gv_no_cachestat, true,
+					 __ATOMIC_RELAXED);
+		return -1;
+	}
+	return cs.nr_cache != 0;
+}
+
 /*
  * auto: @fd is the first data: file of the call, just opened. If its first
- * byte cannot be read without waiting for the device, the rest likely
- * cannot either: fetch them all at once, this one included. An empty file
- * tells nothing (end of file needs no page): ask the next one. A call
- * found cold is not measured: the next is likely cached.
+ * page is not cached, the rest likely are not either: fetch them all at
+ * once, this one included. cachestat(2) tells; a one-byte read then tells
+ * an empty file (end of file needs no page: ask the next one) from a cold
+ * one. Without cachestat(2), the read with RWF_NOWAIT decides alone
+ * (EAGAIN: cold); it starts readahead, though, and where the device
+ * answers within the call (a VM whose host has the file cached) it
+ * returns the byte as if it had been cached. A call found cold is not
+ * measured: the next is likely cached.
  */
 int gv_batch_probe(struct gv_ctx *ctx, const struct gv_req *req, int fd,
 		   struct gv_out *out)
 {
 	char byte;
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	int cached;
 	ssize_t n;
 
 	if (ctx->batch_state != GV_BATCH_PROBE)
 		return -EGV_SYNC;
+	cached = gv_first_page_cached(fd);
+	if (cached == 1) {
+		ctx->batch_state = GV_BATCH_OFF;
+		return -EGV_SYNC;
+	}
 	n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
-	if (n < 0 && errno == EAGAIN) {
+	if (n == 0)		/* empty */
+		return -EGV_SYNC;
+	if (cached == 0 || (n < 0 && errno == EAGAIN)) {
 		ctx->cost_t0 = 0;	/* cold files: not what sync costs */
 		ctx->batch_state = GV_BATCH_NOW;
 		return gv_batch_data(ctx, req, out);
 	}
-	if (n != 0)
-		ctx->batch_state = GV_BATCH_OFF;
+	ctx->batch_state = GV_BATCH_OFF;
 	return -EGV_SYNC;
 }
