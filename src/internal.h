@@ -142,6 +142,29 @@ void gv_backend_auto_native(bool allow);
 const struct gv_backend *gv_backend_readfile(int *err);
 /* native.c: the probe, aimed at system call @nr (tests aim it elsewhere) */
 int gv_native_probe_nr(long nr, bool force);
+/*
+ * The kernel's vector for getvalues(2) (kernel/patches/0005,
+ * include/uapi/linux/getvalues.h: struct getvalues_entry): 48 bytes, every
+ * field at the same offset on every ABI; its size is the call's fifth
+ * argument. native.c translates struct name_val into it and back.
+ */
+typedef uint64_t gv_u64 __attribute__((aligned(8)));
+
+struct gv_kbuf {
+	gv_u64 base;
+	gv_u64 len;
+};
+
+struct gv_kentry {
+	gv_u64 name;
+	struct gv_kbuf value_in;
+	struct gv_kbuf value_out;
+	uint32_t error;
+	uint32_t reserved;
+};
+
+_Static_assert(sizeof(struct gv_kentry) == 48, "GETVALUES_ENTRY_SIZE_VER0");
+#define GV_U64(p)	((uint64_t)(uintptr_t)(p))
 /* How auto sees the file system of $ORIGIN (data_policy.c). */
 enum gv_fs_class {
 	GV_FS_MEMORY, GV_FS_DISK, GV_FS_OTHER, GV_FS_PROC,

@@ -7,12 +7,12 @@
  * The system call numbers are far above any that mainline Linux has
  * assigned (kernel/README.md), but a kernel may still mean something else
  * by them: the probe never trusts -ENOSYS alone, nor a success. It asks
- * getvalues(AT_FDCWD, "/", { "" }, 1, 0) for the list of groups and accepts
- * only the exact answer, byte for byte, into a buffer that must show no
- * other write. The arguments are harmless whatever the number means:
- * AT_FDCWD (-100) is neither a descriptor nor a process, the other integers
- * are 1 and 0, and every pointer is to scratch memory of the probe, far
- * larger than anything written.
+ * getvalues(AT_FDCWD, "/", { "" }, 1, 48, 0) for the list of groups and
+ * accepts only the exact answer, byte for byte, into a buffer that must
+ * show no other write. The arguments are harmless whatever the number
+ * means: AT_FDCWD (-100) is neither a descriptor nor a process, the other
+ * integers are 1, 48 (the size of an entry) and 0, and every pointer is to
+ * scratch memory of the probe, far larger than anything written.
  *
  * A seccomp filter may kill the process for a system call it does not know
  * (systemd's SystemCallFilter= does by default), so under one the probe is
@@ -21,13 +21,16 @@
  * readfile(2) is not probed on its own: it comes from the same patch as
  * getvalues(2), one number before it.
  *
- * The kernel call differs from getvalues(3) in two ways the library hides
- * (SPEC v3): it takes at most 1024 entries, and a pending signal ends it
- * early with the count handled so far. Longer vectors are split into
- * kernel calls that carry the shorthand prefix and the current buffer
- * across, and a shortened call is continued. Nor does the kernel describe
- * mounts (statmount(2) and listmount(2) do): a vector that names mnt or
- * mntns, or asks for the list of groups, is the library's, whole.
+ * The kernel call differs from getvalues(3) in three ways the library hides
+ * (SPEC v3). Its vector is of struct getvalues_entry, fixed-width pointers
+ * and lengths the same on every ABI, with the entry size as an argument:
+ * the caller's struct name_val is copied into one and the outputs back. It
+ * takes at most 1024 entries, and a pending signal ends it early with the
+ * count handled so far: longer vectors are split into kernel calls that
+ * carry the shorthand prefix and the current buffer across, and a
+ * shortened call is continued. Nor does the kernel describe mounts
+ * (statmount(2) and listmount(2) do): a vector that names mnt or mntns, or
+ * asks for the list of groups, is the library's, whole.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +59,13 @@
 #endif
 #define GV_NR_READFILE	(GV_NR_BASE + 0)
 #define GV_NR_GETVALUES	(GV_NR_BASE + 1)
+
+static long gv_native_sys(long nr, int dfd, const char *path,
+			  struct gv_kentry *vec, size_t num,
+			  unsigned int flags)
+{
+	return syscall(nr, dfd, path, vec, num, sizeof(*vec), flags);
+}
 
 /*
  * The kernel's top-level list, without the terminator of the literal. The
@@ -98,7 +108,8 @@ static int gv_native_filtered(void)
 
 int gv_native_probe_nr(long nr, bool force)
 {
-	struct name_val nv[2];
+	static const char empty[] = "";
+	struct gv_kentry nv[2];
 	char buf[512];
 	long r;
 	int filtered = force ? 0 : gv_native_filtered();
@@ -107,20 +118,20 @@ int gv_native_probe_nr(long nr, bool force)
 		return filtered < 0 ? filtered : -ENOSYS;
 	memset(buf, GV_NATIVE_FILL, sizeof(buf));
 	memset(nv, 0, sizeof(nv));
-	nv[0].name = "";
-	nv[0].value_in.iov_base = buf;
-	nv[0].value_in.iov_len = sizeof(buf);
-	r = syscall(nr, AT_FDCWD, "/", nv, 1UL, 0U);
+	nv[0].name = GV_U64(empty);
+	nv[0].value_in = (struct gv_kbuf){ GV_U64(buf), sizeof(buf) };
+	r = gv_native_sys(nr, AT_FDCWD, "/", nv, 1, 0);
 	if (r == 1 && nv[0].error == 0 && nv[0].reserved == 0 &&
-	    nv[0].name && !*nv[0].name &&
-	    nv[0].value_in.iov_base == buf &&
-	    nv[0].value_in.iov_len == sizeof(buf) &&
-	    nv[0].value_out.iov_base == buf &&
-	    nv[0].value_out.iov_len == GV_NATIVE_GROUPS_LEN &&
+	    nv[0].name == GV_U64(empty) &&
+	    nv[0].value_in.base == GV_U64(buf) &&
+	    nv[0].value_in.len == sizeof(buf) &&
+	    nv[0].value_out.base == GV_U64(buf) &&
+	    nv[0].value_out.len == GV_NATIVE_GROUPS_LEN &&
 	    !memcmp(buf, gv_native_groups, GV_NATIVE_GROUPS_LEN) &&
 	    (unsigned char)buf[GV_NATIVE_GROUPS_LEN] == GV_NATIVE_FILL &&
-	    !nv[1].name && !nv[1].value_in.iov_base &&
-	    !nv[1].value_out.iov_base && !nv[1].error)
+	    !nv[1].name && !nv[1].value_in.base && !nv[1].value_in.len &&
+	    !nv[1].value_out.base && !nv[1].value_out.len &&
+	    !nv[1].error && !nv[1].reserved)
 		return 0;
 	return -ENOSYS;
 }
@@ -174,6 +185,7 @@ struct gv_native_walk {
 	bool shorthand;			/* the first entry read is one */
 	/* a call: the primer, then up to GV_NATIVE_MAX entries */
 	struct name_val vec[GV_NATIVE_MAX + 1];
+	struct gv_kentry kvec[GV_NATIVE_MAX + 1];	/* the same, the kernel's */
 	uintptr_t src[GV_NATIVE_MAX];
 	const char *names[GV_NATIVE_MAX];
 	int lens[GV_NATIVE_MAX];
@@ -268,6 +280,36 @@ static void gv_native_advance(struct gv_native_walk *w, size_t k)
 }
 
 /*
+ * The kernel's entries for the @n of w->vec from @start: the same fields,
+ * 64 bits wide; outputs cleared, as gv_native_read() left them.
+ */
+static void gv_native_to_kernel(struct gv_native_walk *w,
+				const struct name_val *start, size_t n)
+{
+	struct gv_kentry *k = w->kvec + (start - w->vec);
+
+	for (size_t i = 0; i < n; i++, start++, k++)
+		*k = (struct gv_kentry){
+			.name = GV_U64(start->name),
+			.value_in = { GV_U64(start->value_in.iov_base),
+				      start->value_in.iov_len },
+		};
+}
+
+/* value_out and error of the @n entries from @start, back into w->vec */
+static void gv_native_from_kernel(struct gv_native_walk *w,
+				  struct name_val *start, size_t n)
+{
+	const struct gv_kentry *k = w->kvec + (start - w->vec);
+
+	for (size_t i = 0; i < n; i++, start++, k++) {
+		start->value_out.iov_base = (void *)(uintptr_t)k->value_out.base;
+		start->value_out.iov_len = (size_t)k->value_out.len;
+		start->error = k->error;
+	}
+}
+
+/*
  * One kernel call for the next @n entries, read into w->vec + 1. A
  * shorthand first is preceded by a primer: an entry named by the prefix,
  * without a buffer, which the kernel fails with EINVAL and which leaves
@@ -289,10 +331,13 @@ static int gv_native_call(struct gv_native_walk *w, size_t n)
 	}
 	if (!vec[0].value_in.iov_base && w->pos)
 		vec[0].value_in = (struct iovec){ w->pos, w->room };
-	r = syscall(GV_NR_GETVALUES, w->dfd, w->path, start,
-		    n + (size_t)(vec - start), w->flags);
+	n += (size_t)(vec - start);
+	gv_native_to_kernel(w, start, n);
+	r = gv_native_sys(GV_NR_GETVALUES, w->dfd, w->path,
+			  w->kvec + (start - w->vec), n, w->flags);
 	if (r < 0)
 		return -errno;
+	gv_native_from_kernel(w, start, n);
 	return (int)(r - (r && start != vec));
 }
 
@@ -355,8 +400,8 @@ static int gv_native_getvalues(int dfd, const char *path,
 	if (ret)
 		ret = -EGV_SYNC;
 	else if (!num)
-		ret = syscall(GV_NR_GETVALUES, dfd, path, vec, 0UL, flags) < 0 ?
-		      -errno : 0;
+		ret = gv_native_sys(GV_NR_GETVALUES, dfd, path, w->kvec, 0,
+				    flags) < 0 ? -errno : 0;
 	else
 		ret = gv_native_walk(w);
 	gv_uaccess_end();

@@ -41,18 +41,17 @@ static const char groups[] = "xattr\0data\0dir\0stat\0lstat\0fs\0";
 /* What the kernel itself says to the probe's question, asked by hand. */
 static bool kernel_is_native(void)
 {
-	struct name_val v[2] = { { .name = "" } };
+	struct gv_kentry v[2] = { { .name = GV_U64("") } };
 	char buf[512];
 	long r;
 
 	memset(buf, 0x5a, sizeof(buf));
-	v[0].value_in.iov_base = buf;
-	v[0].value_in.iov_len = sizeof(buf);
-	r = syscall(NR_GETVALUES, AT_FDCWD, "/", v, 1UL, 0U);
+	v[0].value_in = (struct gv_kbuf){ GV_U64(buf), sizeof(buf) };
+	r = syscall(NR_GETVALUES, AT_FDCWD, "/", v, 1UL, sizeof(v[0]), 0U);
 	tap_diag("system call %d: returns %ld%s%s", NR_GETVALUES, r,
 		 r < 0 ? ", " : "", r < 0 ? strerror(errno) : "");
-	return r == 1 && !v[0].error && v[0].value_out.iov_base == buf &&
-	       v[0].value_out.iov_len == GROUPS_LEN &&
+	return r == 1 && !v[0].error && v[0].value_out.base == GV_U64(buf) &&
+	       v[0].value_out.len == GROUPS_LEN &&
 	       !memcmp(buf, groups, GROUPS_LEN);
 }
 
@@ -180,13 +179,17 @@ static enum fake fake;
 static void sigsys(int sig, siginfo_t *si, void *ctx)
 {
 	greg_t *regs = ((ucontext_t *)ctx)->uc_mcontext.gregs;
-	struct name_val *v = (struct name_val *)regs[REG_RDX];
-	char *buf = v[0].value_in.iov_base;
+	struct gv_kentry *v = (struct gv_kentry *)regs[REG_RDX];
+	char *buf = (char *)(uintptr_t)v[0].value_in.base;
 	long ret = 1;
 
 	(void)sig;
 	(void)si;
 	trapped++;
+	if (regs[REG_R8] != sizeof(*v)) {	/* the entry size */
+		regs[REG_RAX] = -EINVAL;
+		return;
+	}
 	switch (fake) {
 	case FAKE_ONE_NO_WRITE:
 		break;
@@ -198,20 +201,20 @@ static void sigsys(int sig, siginfo_t *si, void *ctx)
 		break;
 	default:
 		memcpy(buf, groups, GROUPS_LEN);
-		v[0].value_out.iov_base = buf;
-		v[0].value_out.iov_len = GROUPS_LEN;
+		v[0].value_out.base = GV_U64(buf);
+		v[0].value_out.len = GROUPS_LEN;
 		if (fake == FAKE_SHORT)
-			v[0].value_out.iov_len--;
+			v[0].value_out.len--;
 		if (fake == FAKE_ONE_MORE)
 			buf[GROUPS_LEN] = 0;
 		if (fake == FAKE_OTHER_PLACE)
-			v[0].value_out.iov_base = buf + 1;
+			v[0].value_out.base = GV_U64(buf + 1);
 		if (fake == FAKE_ERROR_SET)
 			v[0].error = EIO;
 		if (fake == FAKE_NEXT_ENTRY)
 			v[1].error = EIO;
 		if (fake == FAKE_NAME_MOVED)
-			v[0].name = groups;
+			v[0].name = GV_U64(groups);
 		break;
 	}
 	regs[REG_RAX] = ret;

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,28 @@
 #define MAX_RUNS	100000		/* fault points of one call, at most */
 #define SENTINEL_ERR	0xfa11u
 
-struct name_val {
-	const char *name;
-	struct iovec value_in;
-	struct iovec value_out;
+/*
+ * The kernel's struct getvalues_entry (include/uapi/linux/getvalues.h of
+ * kernel/patches/0005): 64-bit pointers and lengths, 48 bytes on every
+ * ABI; the call takes its size after the count.
+ */
+typedef uint64_t u64a __attribute__((aligned(8)));
+
+struct gv_buf {
+	u64a base;
+	u64a len;
+};
+
+struct gv_entry {
+	u64a name;
+	struct gv_buf value_in;
+	struct gv_buf value_out;
 	unsigned int error;
 	unsigned int reserved;
 };
+
+#define PTR(p)	((uint64_t)(uintptr_t)(p))
+#define OUT(e)	((const char *)(uintptr_t)(e)->value_out.base)
 
 /* One call of the set. */
 struct call {
@@ -172,7 +188,7 @@ struct result {
 	long ret;
 	int err;
 	size_t n;
-	struct name_val v[MAX_ENTRIES];
+	struct gv_entry v[MAX_ENTRIES];
 	char *buf;
 };
 
@@ -192,28 +208,29 @@ static void run(const struct call *c, struct result *r, char *buf)
 		return;
 	}
 	for (r->n = 0; r->n < MAX_ENTRIES && c->names[r->n]; r->n++) {
-		r->v[r->n].name = c->names[r->n];
-		r->v[r->n].value_out.iov_base = (void *)0xdead;
-		r->v[r->n].value_out.iov_len = 0xbeef;
+		r->v[r->n].name = PTR(c->names[r->n]);
+		r->v[r->n].value_out.base = 0xdead;
+		r->v[r->n].value_out.len = 0xbeef;
 		r->v[r->n].error = SENTINEL_ERR;
 	}
-	r->v[0].value_in.iov_base = buf;
-	r->v[0].value_in.iov_len = BUF_SIZE;
-	r->ret = syscall(NR_GETVALUES, dfd, path, r->v, r->n, 0);
+	r->v[0].value_in.base = PTR(buf);
+	r->v[0].value_in.len = BUF_SIZE;
+	r->ret = syscall(NR_GETVALUES, dfd, path, r->v, r->n, sizeof(r->v[0]),
+			 0);
 	r->err = r->ret < 0 ? errno : 0;
 }
 
-static bool untouched(const struct name_val *v)
+static bool untouched(const struct gv_entry *v)
 {
-	return v->value_out.iov_base == (void *)0xdead &&
-	       v->value_out.iov_len == 0xbeef && v->error == SENTINEL_ERR;
+	return v->value_out.base == 0xdead &&
+	       v->value_out.len == 0xbeef && v->error == SENTINEL_ERR;
 }
 
-static bool in_buf(const struct result *r, const struct name_val *v)
+static bool in_buf(const struct result *r, const struct gv_entry *v)
 {
-	const char *p = v->value_out.iov_base;
+	const char *p = OUT(v);
 
-	return p >= r->buf && p + v->value_out.iov_len <= r->buf + BUF_SIZE;
+	return p >= r->buf && p + v->value_out.len <= r->buf + BUF_SIZE;
 }
 
 /* A run with an injected fault against the run without. */
@@ -245,7 +262,7 @@ static void check(const struct call *c, unsigned int n,
 	if (r->ret >= 0 && (size_t)r->ret != r->n)
 		finding(c->title, n, "returned %ld of %zu", r->ret, r->n);
 	for (size_t i = 0; i < r->n; i++) {
-		const struct name_val *v = &r->v[i], *w = &ref->v[i];
+		const struct gv_entry *v = &r->v[i], *w = &ref->v[i];
 
 		if (untouched(v)) {
 			if (r->ret >= 0)
@@ -273,14 +290,13 @@ static void check(const struct call *c, unsigned int n,
 			continue;
 		}
 		if (v->error) {
-			if (v->value_out.iov_len)
+			if (v->value_out.len)
 				finding(c->title, n, "entry %zu: error with a value",
 					i);
 			continue;
 		}
-		if (!in_buf(r, v) || v->value_out.iov_len != w->value_out.iov_len ||
-		    memcmp(v->value_out.iov_base, w->value_out.iov_base,
-			   v->value_out.iov_len)) {
+		if (!in_buf(r, v) || v->value_out.len != w->value_out.len ||
+		    memcmp(OUT(v), OUT(w), v->value_out.len)) {
 			/* mntns lists and procfs files may change between runs */
 			if (strstr(c->names[i], "mntns") ||
 			    !strcmp(c->names[i], "data:status") ||

@@ -45,13 +45,28 @@
 #define MAX_VEC		512
 #define WAIT_MAX	10	/* seconds a call may take */
 
-struct name_val {
-	const char *name;
-	struct iovec value_in;
-	struct iovec value_out;
+/*
+ * The kernel's struct getvalues_entry (include/uapi/linux/getvalues.h of
+ * kernel/patches/0005): 64-bit pointers and lengths, 48 bytes on every
+ * ABI; the call takes its size after the count.
+ */
+typedef uint64_t u64a __attribute__((aligned(8)));
+
+struct gv_buf {
+	u64a base;
+	u64a len;
+};
+
+struct gv_entry {
+	u64a name;
+	struct gv_buf value_in;
+	struct gv_buf value_out;
 	unsigned int error;
 	unsigned int reserved;
 };
+
+#define PTR(p)	((uint64_t)(uintptr_t)(p))
+#define OUT(e)	((const char *)(uintptr_t)(e)->value_out.base)
 
 static uint64_t rng_state;
 
@@ -308,10 +323,11 @@ static void fuzz_readfile(void)
 static void fuzz_getvalues(void)
 {
 	static const int dfds_n = 6;
-	struct name_val *vec;
+	struct gv_entry *vec;
 	size_t num, i, space;
 	int dfd, which = pick(dfds_n);
 	unsigned int flags = 0;
+	size_t esize = sizeof(*vec);
 	const char *path;
 	long r;
 
@@ -320,24 +336,26 @@ static void fuzz_getvalues(void)
 	space = (VEC_PAGES - 1) * PAGE;
 	if (num * sizeof(*vec) > space)
 		num = space / sizeof(*vec);
-	vec = (struct name_val *)vecmap;
+	vec = (struct gv_entry *)vecmap;
 	if (!pick(10))
-		vec = (struct name_val *)(vecmap + space) - num;
+		vec = (struct gv_entry *)(vecmap + space) - num;
 	memset(vec, 0, num * sizeof(*vec));
 	for (i = 0; i < num; i++) {
 		make_name(names[i], sizeof(names[i]));
-		vec[i].name = pick(20) ? names[i] : odd_pointer(names[i]);
+		vec[i].name = PTR(pick(20) ? names[i] : odd_pointer(names[i]));
+		if (!pick(100))		/* no address of ours */
+			vec[i].name |= (uint64_t)(1 + pick(0xffff)) << 47;
 		if (!i || !pick(4)) {
-			vec[i].value_in.iov_base = odd_pointer(rw + pick(PAGE));
-			vec[i].value_in.iov_len = odd_size();
+			vec[i].value_in.base = PTR(odd_pointer(rw + pick(PAGE)));
+			vec[i].value_in.len = odd_size();
 		}
 		vec[i].reserved = pick(200) ? 0 : (unsigned int)rnd();
 		vec[i].error = 0xeeee;	/* must be overwritten or left */
 	}
 	if (!pick(20)) {
 		/* a vector that cannot be used: nothing may be checked */
-		vec = (struct name_val *)odd_pointer((char *)vec);
-		if (vec != (struct name_val *)vecmap &&
+		vec = (struct gv_entry *)odd_pointer((char *)vec);
+		if (vec != (struct gv_entry *)vecmap &&
 		    (char *)vec != vecmap + space - num * sizeof(*vec))
 			num = pick(2) ? num : (size_t)INT_MAX;
 	}
@@ -355,10 +373,12 @@ static void fuzz_getvalues(void)
 		flags = rnd();
 	if (!pick(50))
 		num = pick(2) ? (size_t)INT_MAX + 1 + pick(100) : INT_MAX;
+	if (!pick(50))		/* an entry size the kernel refuses */
+		esize = pick(2) ? pick(48) : PAGE + 8 * (1 + pick(100));
 	call_begin();
-	r = syscall(NR_GETVALUES, dfd, path, vec, num, flags);
+	r = syscall(NR_GETVALUES, dfd, path, vec, num, esize, flags);
 	if (call_woken()) {
-		bool named = vec == (struct name_val *)vecmap ||
+		bool named = vec == (struct gv_entry *)vecmap ||
 			     (char *)vec == vecmap + space - num * sizeof(*vec);
 
 		bad++;
@@ -366,11 +386,16 @@ static void fuzz_getvalues(void)
 		       "s: %ld (%s); names:", which, flags, num, WAIT_MAX, r,
 		       r < 0 ? strerror(errno) : "");
 		for (i = 0; named && i < num && i < 8; i++)
-			printf(" \"%.40s\"", vec[i].name == names[i] ?
+			printf(" \"%.40s\"", vec[i].name == PTR(names[i]) ?
 			       names[i] : "?");
 		printf("\n");
 	}
 	calls++;
+	if (r >= 0 && esize != sizeof(*vec)) {
+		bad++;
+		printf("# getvalues: entry size %zu accepted\n", esize);
+		return;
+	}
 	if (r < 0) {
 		if (!errno_ok(errno)) {
 			bad++;
@@ -387,7 +412,7 @@ static void fuzz_getvalues(void)
 	entries += r;
 	/* the entries handled, and the one that did not fit */
 	for (i = 0; i < num && i <= (size_t)r; i++) {
-		const struct name_val *e = &vec[i];
+		const struct gv_entry *e = &vec[i];
 
 		if (i == (size_t)r && r != (long)num && e->error != EOVERFLOW) {
 			bad++;
@@ -397,16 +422,17 @@ static void fuzz_getvalues(void)
 		if (e->error == 0xeeee || (e->error && !errno_ok(e->error))) {
 			bad++;
 			printf("# entry %zu (\"%.40s\"): error %u\n", i,
-			       e->name == names[i] ? names[i] : "?", e->error);
+			       e->name == PTR(names[i]) ? names[i] : "?",
+			       e->error);
 		}
-		if (e->error && e->value_out.iov_len) {
+		if (e->error && e->value_out.len) {
 			bad++;
 			printf("# entry %zu: error %u with a value\n", i,
 			       e->error);
 		}
 	}
 	for (; i < num; i++) {
-		if (vec[i].error != 0xeeee || vec[i].value_out.iov_base) {
+		if (vec[i].error != 0xeeee || vec[i].value_out.base) {
 			bad++;
 			printf("# entry %zu past the stop was written\n", i);
 			break;
@@ -429,7 +455,8 @@ int main(int argc, char **argv)
 	rng_state = seed | 1;
 	printf("1..2\n# seed %llu, %u seconds\n", (unsigned long long)seed,
 	       seconds);
-	if (syscall(NR_GETVALUES, AT_FDCWD, "/", NULL, 0, 0) && errno == ENOSYS) {
+	if (syscall(NR_GETVALUES, AT_FDCWD, "/", NULL, 0,
+		    sizeof(struct gv_entry), 0) && errno == ENOSYS) {
 		printf("ok 1 # SKIP no getvalues(2)\nok 2 # SKIP\n");
 		return 0;
 	}

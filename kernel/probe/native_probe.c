@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 /*
@@ -43,14 +42,27 @@
 #define GV_NR_READFILE	(GV_NR_BASE + 0)
 #define GV_NR_GETVALUES	(GV_NR_BASE + 1)
 
-/* The layout of SPEC.md section 2 (the library's struct name_val). */
-struct probe_name_val {
-	const char *name;
-	struct iovec value_in;
-	struct iovec value_out;
+/*
+ * The kernel's entry, struct getvalues_entry of include/uapi/linux/
+ * getvalues.h (kernel/patches/0005): 64-bit pointers and lengths, the same
+ * 48 bytes on every ABI; the call takes its size as the fifth argument.
+ */
+typedef uint64_t probe_u64 __attribute__((aligned(8)));
+
+struct probe_buf {
+	probe_u64 base;
+	probe_u64 len;
+};
+
+struct probe_entry {
+	probe_u64 name;
+	struct probe_buf value_in;
+	struct probe_buf value_out;
 	uint32_t error;
 	uint32_t reserved;
 };
+
+#define PTR(p)	((uint64_t)(uintptr_t)(p))
 
 /* sizeof - 1: the string literal's own terminator is not part of it. */
 static const char groups[] = "xattr\0data\0dir\0stat\0lstat\0fs\0";
@@ -92,18 +104,18 @@ static bool seccomp_filtered(void)
 }
 
 /*
- * Asks getvalues(AT_FDCWD, "/", { "" }, 1, 0) for the list of top-level
+ * Asks getvalues(AT_FDCWD, "/", { "" }, 1, 48, 0) for the list of top-level
  * groups. Only a kernel with the series answers 1, error 0, value_out
  * pointing at the start of our buffer and exactly those 29 bytes.
  *
  * Harmless whatever the number means: the only non-pointer arguments are
- * AT_FDCWD (-100: neither a descriptor nor a process), 1 and 0; every
+ * AT_FDCWD (-100: neither a descriptor nor a process), 1, 48 and 0; every
  * pointer is to memory of ours that we throw away, and the buffers are
  * far larger than anything written into them. A kernel without the call
  * returns -ENOSYS before looking at any of them.
  */
 static enum probe_verdict probe_getvalues(bool force, long *ret, int *err,
-					  struct probe_name_val *nv,
+					  struct probe_entry *nv,
 					  char *buf, size_t bufsize)
 {
 	*ret = 0;
@@ -113,27 +125,29 @@ static enum probe_verdict probe_getvalues(bool force, long *ret, int *err,
 
 	memset(buf, 0x5a, bufsize);
 	memset(nv, 0, 2 * sizeof(*nv));
-	nv[0].name = "";
-	nv[0].value_in.iov_base = buf;
-	nv[0].value_in.iov_len = bufsize;
+	nv[0].name = PTR("");
+	nv[0].value_in.base = PTR(buf);
+	nv[0].value_in.len = bufsize;
 
 	errno = 0;
-	*ret = syscall(GV_NR_GETVALUES, AT_FDCWD, "/", nv, 1UL, 0U);
+	*ret = syscall(GV_NR_GETVALUES, AT_FDCWD, "/", nv, 1UL, sizeof(*nv),
+		       0U);
 	*err = *ret < 0 ? errno : 0;
 
 	if (*ret == 1 && nv[0].error == 0 && nv[0].reserved == 0 &&
-	    nv[0].value_out.iov_base == buf &&
-	    nv[0].value_out.iov_len == GROUPS_LEN &&
+	    nv[0].value_out.base == PTR(buf) &&
+	    nv[0].value_out.len == GROUPS_LEN &&
 	    memcmp(buf, groups, GROUPS_LEN) == 0 &&
 	    (unsigned char)buf[GROUPS_LEN] == 0x5a &&
-	    nv[1].name == NULL && nv[1].error == 0)
+	    nv[1].name == 0 && nv[1].value_out.base == 0 &&
+	    nv[1].error == 0)
 		return PROBE_NATIVE;
 	return PROBE_ABSENT;
 }
 
 int main(int argc, char **argv)
 {
-	struct probe_name_val nv[2];
+	struct probe_entry nv[2];
 	const char *expect = NULL;
 	bool force = false;
 	enum probe_verdict v;
@@ -160,7 +174,7 @@ int main(int argc, char **argv)
 	if (v == PROBE_SKIPPED)
 		printf("# a seccomp filter is installed: not probed\n");
 	else
-		printf("# getvalues(AT_FDCWD, \"/\", {\"\"}, 1, 0) = %ld%s%s%s\n",
+		printf("# getvalues(AT_FDCWD, \"/\", {\"\"}, 1, 48, 0) = %ld%s%s%s\n",
 		       ret, err ? " (" : "", err ? strerror(err) : "",
 		       err ? ")" : "");
 	printf("# verdict: %s\n", v == PROBE_NATIVE ? "native" : "not native");
