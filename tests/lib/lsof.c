@@ -168,6 +168,7 @@ static pid_t ls_brief(unsigned int ms)
 {
 	int p[2];
 	pid_t pid = 0;
+	char end;
 
 	if (pipe2(p, O_CLOEXEC))
 		tap_bail("pipe: %s", strerror(errno));
@@ -182,18 +183,29 @@ static pid_t ls_brief(unsigned int ms)
 			struct timespec ts = { ms / 1000,
 					       (ms % 1000) * 1000000L };
 
+			/*
+			 * Its descriptors as they stay, and only then told:
+			 * a tool started at once must not see the pipe or
+			 * the test's descriptors in its first look only.
+			 */
 			for (int fd = 3; fd < 1024; fd++)
-				close(fd);
+				if (fd != p[1])
+					close(fd);
+			c = getpid();
+			if (write(p[1], &c, sizeof(c)) != sizeof(c))
+				_exit(1);
+			close(p[1]);
 			nanosleep(&ts, NULL);
 			_exit(0);
 		}
-		if (write(p[1], &c, sizeof(c)) != sizeof(c))
-			_exit(1);
+		close(p[1]);
 		waitpid(c, NULL, 0);
 		_exit(0);
 	}
 	close(p[1]);
-	if (read(p[0], &pid, sizeof(pid)) != sizeof(pid) || pid <= 0)
+	/* the pid, then end of file once it has closed the pipe */
+	if (read(p[0], &pid, sizeof(pid)) != sizeof(pid) || pid <= 0 ||
+	    read(p[0], &end, 1) != 0)
 		tap_bail("a brief process: it did not start");
 	close(p[0]);
 	return pid;
