@@ -125,14 +125,14 @@ static bool still_there(int pid)
 
 /*
  * The files of /proc/PID that every process needs for the attributes of
- * @attrs. statm, where status is read, is read later for the processes
- * whose status cannot stand for it (late_files()).
+ * @attrs. Some are read later, for some processes only (late_files()):
+ * cmdline for a name of 15 characters or more and for an exe that
+ * psutil guesses; statm where status is read and cannot stand for it.
  */
 static unsigned int files_for(uint64_t attrs)
 {
 	static const unsigned int need[PT_NATTR] = {
-		[A_NAME] = PT_BIT(F_CMDLINE),
-		[A_EXE] = PT_BIT(F_EXE) | PT_BIT(F_CMDLINE),
+		[A_EXE] = PT_BIT(F_EXE),
 		[A_CMDLINE] = PT_BIT(F_CMDLINE),
 		[A_ENVIRON] = PT_BIT(F_ENVIRON),
 		[A_USERNAME] = PT_BIT(F_STATUS), [A_UIDS] = PT_BIT(F_STATUS),
@@ -155,6 +155,16 @@ static unsigned int files_for(uint64_t attrs)
 	return files;
 }
 
+/* Whether psutil's exe() would guess from cmdline (resolve_paths()). */
+static bool exe_guessed(const struct pt_proc *p)
+{
+	int err = 0;
+
+	if (!p->f[F_EXE].err)
+		pt_strip_deleted(p->f[F_EXE].p, p->f[F_EXE].len, &err);
+	return p->f[F_EXE].err || err;
+}
+
 /* The files that process @p needs beyond t->files, after round 1. */
 static unsigned int late_files(const struct pt_table *t,
 			       const struct pt_proc *p)
@@ -167,6 +177,10 @@ static unsigned int late_files(const struct pt_table *t,
 		return 0;
 	if ((t->attrs & mem) && !(t->files & PT_BIT(F_STATM)) && !p->statm_ok)
 		files |= PT_BIT(F_STATM);
+	if (!(t->files & PT_BIT(F_CMDLINE)) &&
+	    (((t->attrs & PT_BIT(A_NAME)) && p->st.name_len >= 15) ||
+	     ((t->attrs & PT_BIT(A_EXE)) && exe_guessed(p))))
+		files |= PT_BIT(F_CMDLINE);
 	return files;
 }
 

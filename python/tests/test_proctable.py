@@ -140,9 +140,10 @@ def test_zoo_parity_with_psutil(zoo):
     assert {"appended", "readwrite"} <= set(files)
 
 
-# fewer attributes read fewer files: statm's numbers from status where
-# status is read
-SUBSETS = [["pid", "memory_info"],
+# fewer attributes read fewer files: cmdline only for a long name or an
+# exe that psutil guesses, statm's numbers from status where it is read
+SUBSETS = [["pid", "name"], ["pid", "exe"],
+           ["pid", "name", "exe", "memory_info"],
            ["pid", "memory_info", "memory_percent", "num_threads"],
            ["pid", "memory_full_info", "username"]]
 
@@ -155,7 +156,7 @@ def kernel_thread_pids():
 @pytest.mark.parametrize("attrs", SUBSETS, ids="-".join)
 def test_attr_subsets_parity_with_psutil(zoo, attrs):
     """A few attributes, psutil's values: the fixture's exactly, kernel
-    threads' (no memory) too."""
+    threads' (no cmdline, no exe, no memory) too."""
     bad, _ = oracle.mismatches(pids=set(zoo.values()) | kernel_thread_pids(),
                                attrs=attrs, exact=set(zoo.values()))
     assert not bad, bad[:10]
