@@ -50,13 +50,20 @@ struct pt_stat {
 	uint32_t name_len;
 	char state;
 	long long ppid, tty_nr, nice, cpu;
-	unsigned long long utime, stime, cutime, cstime, start, blkio;
+	unsigned long long utime, stime, cutime, cstime, start, blkio, vsize;
 };
 
-/* The lines of /proc/PID/status that psutil reads. */
+/*
+ * The lines of /proc/PID/status that psutil reads, and its Vm and Rss
+ * lines (kB: VmSize VmRSS RssFile RssShmem VmExe VmLib VmData VmStk),
+ * which give statm's numbers where status is read anyway.
+ */
 struct pt_status {
 	long long uid[3], gid[3], threads, ctx[2];
-	bool has_uid, has_gid, has_threads, has_ctx;
+	bool has_uid, has_gid, has_threads, has_ctx, ctx_ok[2];
+	unsigned long long vm[8];
+	unsigned int vm_seen;		/* bit i: vm[i]'s line was there */
+	bool vm_bad;			/* one of them was not a number */
 };
 
 /* How a path-valued attribute (exe, cwd) came out. */
@@ -155,6 +162,8 @@ int pt_push_buf(struct pt_table *t, void *buf);
 bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st);
 bool pt_parse_status(const struct pt_val *v, struct pt_status *s);
 bool pt_parse_statm(const struct pt_val *v, unsigned long long out[7]);
+bool pt_status_statm(const struct pt_status *s, long page,
+		     unsigned long long vsize, unsigned long long out[7]);
 bool pt_parse_io(const struct pt_val *v, unsigned long long out[6]);
 bool pt_parse_smaps_rollup(const struct pt_val *v, unsigned long long out[3]);
 bool pt_parse_thread_stat(const struct pt_val *v, unsigned long long *ut,

@@ -123,12 +123,16 @@ static bool still_there(int pid)
 	return faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The files of /proc/PID that the attributes of @attrs are made from. */
+/*
+ * The files of /proc/PID that every process needs for the attributes of
+ * @attrs. Some are read later, for some processes only (late_files()):
+ * cmdline for a name of 15 characters or more and for an exe that
+ * psutil guesses; statm where status is read and cannot stand for it.
+ */
 static unsigned int files_for(uint64_t attrs)
 {
 	static const unsigned int need[PT_NATTR] = {
-		[A_NAME] = PT_BIT(F_CMDLINE),
-		[A_EXE] = PT_BIT(F_EXE) | PT_BIT(F_CMDLINE),
+		[A_EXE] = PT_BIT(F_EXE),
 		[A_CMDLINE] = PT_BIT(F_CMDLINE),
 		[A_ENVIRON] = PT_BIT(F_ENVIRON),
 		[A_USERNAME] = PT_BIT(F_STATUS), [A_UIDS] = PT_BIT(F_STATUS),
@@ -146,6 +150,37 @@ static unsigned int files_for(uint64_t attrs)
 	for (int a = 0; a < PT_NATTR; a++)
 		if (attrs & PT_BIT(a))
 			files |= need[a];
+	if ((files & PT_BIT(F_STATUS)) && (files & PT_BIT(F_STATM)))
+		files &= ~PT_BIT(F_STATM);	/* status has its numbers */
+	return files;
+}
+
+/* Whether psutil's exe() would guess from cmdline (resolve_paths()). */
+static bool exe_guessed(const struct pt_proc *p)
+{
+	int err = 0;
+
+	if (!p->f[F_EXE].err)
+		pt_strip_deleted(p->f[F_EXE].p, p->f[F_EXE].len, &err);
+	return p->f[F_EXE].err || err;
+}
+
+/* The files that process @p needs beyond t->files, after round 1. */
+static unsigned int late_files(const struct pt_table *t,
+			       const struct pt_proc *p)
+{
+	unsigned int files = 0;
+	uint64_t mem = PT_BIT(A_MEMORY_INFO) | PT_BIT(A_MEMORY_PERCENT) |
+		       PT_BIT(A_MEMORY_FULL_INFO);
+
+	if (p->gone)
+		return 0;
+	if ((t->attrs & mem) && !(t->files & PT_BIT(F_STATM)) && !p->statm_ok)
+		files |= PT_BIT(F_STATM);
+	if (!(t->files & PT_BIT(F_CMDLINE)) &&
+	    (((t->attrs & PT_BIT(A_NAME)) && p->st.name_len >= 15) ||
+	     ((t->attrs & PT_BIT(A_EXE)) && exe_guessed(p))))
+		files |= PT_BIT(F_CMDLINE);
 	return files;
 }
 
@@ -163,6 +198,9 @@ static void parse_round1(struct pt_table *t, struct pt_proc *p)
 	if (w & PT_BIT(F_STATUS))
 		p->status_ok = !f[F_STATUS].err &&
 			       pt_parse_status(&f[F_STATUS], &p->status);
+	if ((w & PT_BIT(F_STATUS)) && p->status_ok)
+		p->statm_ok = pt_status_statm(&p->status, pt_page_size(),
+					      p->st.vsize, p->statm);
 	if (w & PT_BIT(F_STATM))
 		p->statm_ok = !f[F_STATM].err &&
 			      pt_parse_statm(&f[F_STATM], p->statm);
@@ -195,7 +233,49 @@ static int round1(struct pt_table *t)
 		for (int f = 0; f < PT_NFILE; f++)
 			if (t->files & PT_BIT(f))
 				pt_val_set(&t->procs[i].f[f], &b.vec[k++]);
+			else	/* not read (yet) */
+				t->procs[i].f[f] = (struct pt_val){
+					.p = "", .err = ENODATA };
 		parse_round1(t, &t->procs[i]);
+	}
+	pt_batch_free(&b);
+	return err;
+}
+
+/* Round 1's late files (late_files()), of the processes that need them. */
+static int round1_late(struct pt_table *t)
+{
+	static const int late[2] = { F_STATM, F_CMDLINE };
+	struct pt_batch b = { 0 };
+	size_t k = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		unsigned int w = late_files(t, &t->procs[i]);
+
+		for (int j = 0; j < 2; j++)
+			if (w & PT_BIT(late[j]))
+				pt_batch_add(&b, "data:", t->procs[i].pid,
+					     file_names[late[j]], -1);
+	}
+	if (b.n)
+		err = pt_batch_run(t, &b);
+	for (size_t i = 0; !err && b.n && i < t->n; i++) {
+		struct pt_proc *p = &t->procs[i];
+		unsigned int w = late_files(t, p);
+
+		for (int j = 0; j < 2; j++) {
+			struct pt_val *v = &p->f[late[j]];
+
+			if (!(w & PT_BIT(late[j])))
+				continue;
+			pt_val_set(v, &b.vec[k++]);
+			if (late[j] == F_STATM)
+				p->statm_ok = !v->err &&
+					      pt_parse_statm(v, p->statm);
+			if (is_lookup_err(v->err) && !p->gone)
+				p->gone = !still_there(p->pid);
+		}
 	}
 	pt_batch_free(&b);
 	return err;
@@ -550,6 +630,8 @@ int pt_fetch(struct pt_table *t)
 	err = list_pids(t);
 	if (!err)
 		err = round1(t);
+	if (!err)
+		err = round1_late(t);
 	if (!err && (t->attrs & (PT_BIT(A_THREADS) | PT_BIT(A_OPEN_FILES))))
 		err = round2(t);
 	if (!err && (t->attrs & PT_BIT(A_OPEN_FILES)))

@@ -76,6 +76,17 @@ static int load_statuses(void)
 	return 0;
 }
 
+/* A subclass of tuple with nothing of its own: a namedtuple's kind. */
+static bool plain_tuple(PyObject *type)
+{
+	PyTypeObject *tp = (PyTypeObject *)type;
+
+	return PyType_Check(type) && PyType_IsSubtype(tp, &PyTuple_Type) &&
+	       tp->tp_basicsize == PyTuple_Type.tp_basicsize &&
+	       tp->tp_itemsize == PyTuple_Type.tp_itemsize &&
+	       !tp->tp_dictoffset && !tp->tp_weaklistoffset;
+}
+
 /* The types, once: psutil's where it is importable (its module's own). */
 int pt_types_load(void)
 {
@@ -110,16 +121,18 @@ int pt_types_load(void)
 	    !pt_types.gids || !pt_types.ctxsw || !pt_types.ionice ||
 	    !pt_types.thread || load_statuses())
 		return -1;
+	pt_types.plain = plain_tuple(pt_types.cputimes) &&
+		plain_tuple(pt_types.mem) && plain_tuple(pt_types.fullmem) &&
+		plain_tuple(pt_types.io) && plain_tuple(pt_types.openfile) &&
+		plain_tuple(pt_types.uids) && plain_tuple(pt_types.gids) &&
+		plain_tuple(pt_types.ctxsw) && plain_tuple(pt_types.ionice) &&
+		plain_tuple(pt_types.thread);
 	pt_types.loaded = true;
 	return 0;
 }
 
-/*
- * An instance of the namedtuple @type from the @n new references of @v
- * (stolen, NULLs allowed: then NULL with the error set), made as its
- * __new__ makes it: tuple.__new__(type, (v...)), without Python code.
- */
-PyObject *pt_ntuple(PyObject *type, PyObject **v, int n)
+/* tuple.__new__(@type, (v...)): where a type is not a plain tuple's kind. */
+static PyObject *ntuple_by_new(PyObject *type, PyObject **v, int n)
 {
 	PyObject *items = PyTuple_New(n), *args, *r = NULL;
 
@@ -137,6 +150,35 @@ PyObject *pt_ntuple(PyObject *type, PyObject **v, int n)
 	if (args) {
 		r = PyTuple_Type.tp_new((PyTypeObject *)type, args, NULL);
 		Py_DECREF(args);
+	}
+	return r;
+}
+
+/*
+ * An instance of the namedtuple @type from the @n new references of @v
+ * (stolen, NULLs allowed: then NULL with the error set), made as its
+ * __new__ makes it, tuple.__new__(type, (v...)), without Python code and
+ * without the two tuples that call would make first: a namedtuple is a
+ * tuple subclass with no slots of its own (__slots__ = ()), so the
+ * instance is its type's allocation of @n items, filled in place.
+ */
+PyObject *pt_ntuple(PyObject *type, PyObject **v, int n)
+{
+	PyTypeObject *tp = (PyTypeObject *)type;
+	PyObject *r = NULL;
+	int i;
+
+	if (!pt_types.plain)
+		return ntuple_by_new(type, v, n);
+	for (i = 0; i < n && v[i]; i++)
+		;
+	if (i == n)
+		r = tp->tp_alloc(tp, n);
+	for (i = 0; i < n; i++) {
+		if (r)
+			PyTuple_SET_ITEM(r, i, v[i]);
+		else
+			Py_XDECREF(v[i]);
 	}
 	return r;
 }

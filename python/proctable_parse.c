@@ -86,7 +86,7 @@ bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st)
 {
 	const char *f[40], *lpar, *rpar, *end = v->p + v->len;
 	size_t flen[40];
-	unsigned long long x[6];
+	unsigned long long x[7];
 	long long s[4];
 
 	lpar = memchr(v->p, '(', v->len);
@@ -105,7 +105,8 @@ bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st)
 		return false;
 	if (!field_num(f, flen, 11, &x[0]) || !field_num(f, flen, 12, &x[1]) ||
 	    !field_num(f, flen, 13, &x[2]) || !field_num(f, flen, 14, &x[3]) ||
-	    !field_num(f, flen, 19, &x[4]) || !field_num(f, flen, 39, &x[5]))
+	    !field_num(f, flen, 19, &x[4]) || !field_num(f, flen, 39, &x[5]) ||
+	    !field_num(f, flen, 20, &x[6]))
 		return false;
 	st->ppid = s[0];
 	st->tty_nr = s[1];
@@ -117,6 +118,7 @@ bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st)
 	st->cstime = x[3];
 	st->start = x[4];
 	st->blkio = x[5];
+	st->vsize = x[6];
 	return true;
 }
 
@@ -164,22 +166,123 @@ static bool one_num(const char *p, size_t len, long long *out)
 	       pt_is_number(f[0], flen[0], out);
 }
 
-/* /proc/PID/status: Uid, Gid, Threads and the two context switches. */
+/* The lines of status that pt_parse_status() takes, in pt_status order. */
+enum status_key {
+	K_UID, K_GID, K_THREADS, K_VCTX, K_NVCTX,
+	K_VMSIZE, K_VMRSS, K_RSSFILE, K_RSSSHMEM, K_VMEXE, K_VMLIB, K_VMDATA,
+	K_VMSTK,
+	K_COUNT
+};
+
+static const struct {
+	const char *key;
+	size_t len;
+} status_keys[K_COUNT] = {
+#define KEY(k, s) [k] = { s, sizeof(s) - 1 }
+	KEY(K_UID, "Uid:\t"), KEY(K_GID, "Gid:\t"),
+	KEY(K_THREADS, "Threads:\t"),
+	KEY(K_VCTX, "voluntary_ctxt_switches:\t"),
+	KEY(K_NVCTX, "nonvoluntary_ctxt_switches:\t"),
+	KEY(K_VMSIZE, "VmSize:"), KEY(K_VMRSS, "VmRSS:"),
+	KEY(K_RSSFILE, "RssFile:"), KEY(K_RSSSHMEM, "RssShmem:"),
+	KEY(K_VMEXE, "VmExe:"), KEY(K_VMLIB, "VmLib:"),
+	KEY(K_VMDATA, "VmData:"), KEY(K_VMSTK, "VmStk:"),
+#undef KEY
+};
+
+/* The key a line of status starts with, or K_COUNT. */
+static enum status_key status_key(const char *p, size_t len)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (len >= status_keys[k].len &&
+		    !memcmp(p, status_keys[k].key, status_keys[k].len))
+			return (enum status_key)k;
+	return K_COUNT;
+}
+
+/* A line's value after its key; @seen: the keys met before, first wins. */
+static void status_line(struct pt_status *s, enum status_key k,
+			const char *r, size_t rl, unsigned int *seen)
+{
+	long long x;
+
+	if (*seen & (1u << k))
+		return;
+	*seen |= 1u << k;
+	if (k == K_UID)
+		s->has_uid = three_ids(r, rl, s->uid);
+	else if (k == K_GID)
+		s->has_gid = three_ids(r, rl, s->gid);
+	else if (k == K_THREADS)
+		s->has_threads = one_num(r, rl, &s->threads);
+	else if (k == K_VCTX || k == K_NVCTX)
+		s->ctx_ok[k - K_VCTX] = one_num(r, rl, &s->ctx[k - K_VCTX]);
+	else if (one_num(r, rl, &x) && x >= 0)
+		s->vm[k - K_VMSIZE] = (unsigned long long)x;
+	else
+		s->vm_bad = true;
+}
+
+/*
+ * /proc/PID/status in one pass: Uid, Gid, Threads and the two context
+ * switches as psutil finds them (the first line that starts with each),
+ * and the Vm and Rss lines (kB) that give statm's numbers.
+ */
 bool pt_parse_status(const struct pt_val *v, struct pt_status *s)
 {
-	const char *r;
-	size_t rl;
+	const char *p = v->p, *end = v->p + v->len;
+	unsigned int seen = 0;
 
-	s->has_uid = find_line(v->p, v->len, "Uid:\t", &r, &rl) &&
-		     three_ids(r, rl, s->uid);
-	s->has_gid = find_line(v->p, v->len, "Gid:\t", &r, &rl) &&
-		     three_ids(r, rl, s->gid);
-	s->has_threads = find_line(v->p, v->len, "Threads:\t", &r, &rl) &&
-			 one_num(r, rl, &s->threads);
-	s->has_ctx = find_line(v->p, v->len, "voluntary_ctxt_switches:\t",
-			       &r, &rl) && one_num(r, rl, &s->ctx[0]) &&
-		     find_line(v->p, v->len, "nonvoluntary_ctxt_switches:\t",
-			       &r, &rl) && one_num(r, rl, &s->ctx[1]);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		enum status_key k = status_key(p, (size_t)(le - p));
+
+		if (k != K_COUNT)
+			status_line(s, k, p + status_keys[k].len,
+				    (size_t)(le - p) - status_keys[k].len,
+				    &seen);
+		p = le + 1;
+	}
+	s->has_ctx = s->ctx_ok[0] && s->ctx_ok[1];
+	s->vm_seen = (seen >> K_VMSIZE) & ((1u << (K_COUNT - K_VMSIZE)) - 1);
+	return true;
+}
+
+/*
+ * statm's seven numbers (pages) from the Vm lines of status, which the
+ * kernel makes from the same counters (fs/proc/task_mmu.c: task_mem() and
+ * task_statm()): size VmSize, resident VmRSS, shared RssFile + RssShmem,
+ * text VmExe, lib 0, data VmData + VmStk, dirty 0. False where status
+ * cannot say for sure, and statm must be read: VmExe is text cut at
+ * exec_vm, so a VmLib of 0 may hide a larger text; a line missing, or not
+ * whole pages. A status without any of them is a process without memory
+ * (a kernel thread, a zombie): statm's zeros, when stat's vsize (@vsize)
+ * says so too.
+ */
+bool pt_status_statm(const struct pt_status *s, long page,
+		     unsigned long long vsize, unsigned long long out[7])
+{
+	enum { N = K_COUNT - K_VMSIZE };
+	unsigned long long pages[N], pg = (unsigned long long)page;
+
+	memset(out, 0, 7 * sizeof(*out));
+	if (s->vm_bad || page < 1024 || page % 1024)
+		return false;
+	if (!s->vm_seen)
+		return vsize == 0;
+	if (s->vm_seen != (1u << N) - 1 || !s->vm[K_VMLIB - K_VMSIZE])
+		return false;
+	for (int i = 0; i < N; i++) {
+		if (s->vm[i] > ULLONG_MAX / 1024 / 2 || s->vm[i] * 1024 % pg)
+			return false;
+		pages[i] = s->vm[i] * 1024 / pg;
+	}
+	out[0] = pages[K_VMSIZE - K_VMSIZE];
+	out[1] = pages[K_VMRSS - K_VMSIZE];
+	out[2] = pages[K_RSSFILE - K_VMSIZE] + pages[K_RSSSHMEM - K_VMSIZE];
+	out[3] = pages[K_VMEXE - K_VMSIZE];
+	out[5] = pages[K_VMDATA - K_VMSIZE] + pages[K_VMSTK - K_VMSIZE];
 	return true;
 }
 

@@ -14,6 +14,7 @@ struct pt_val;
 /* psutil's namedtuple types (or look-alikes), and the interned strings. */
 struct pt_types {
 	bool loaded;
+	bool plain;			/* all of them plain tuple subclasses */
 	PyObject *cputimes, *mem, *fullmem, *io, *openfile;
 	PyObject *uids, *gids, *ctxsw, *ionice, *thread;
 	PyObject *ioprio_cls;		/* psutil's IOPriority, or NULL */

@@ -140,6 +140,44 @@ def test_zoo_parity_with_psutil(zoo):
     assert {"appended", "readwrite"} <= set(files)
 
 
+# fewer attributes read fewer files: cmdline only for a long name or an
+# exe that psutil guesses, statm's numbers from status where it is read
+SUBSETS = [["pid", "name"], ["pid", "exe"],
+           ["pid", "name", "exe", "memory_info"],
+           ["pid", "memory_info", "memory_percent", "num_threads"],
+           ["pid", "memory_full_info", "username"]]
+
+
+def kernel_thread_pids():
+    return {r["pid"] for r in gv.process_table(["pid", "ppid"])
+            if r["ppid"] == 2 or r["pid"] == 2}
+
+
+@pytest.mark.parametrize("attrs", SUBSETS, ids="-".join)
+def test_attr_subsets_parity_with_psutil(zoo, attrs):
+    """A few attributes, psutil's values: the fixture's exactly, kernel
+    threads' (no cmdline, no exe, no memory) too."""
+    bad, _ = oracle.mismatches(pids=set(zoo.values()) | kernel_thread_pids(),
+                               attrs=attrs, exact=set(zoo.values()))
+    assert not bad, bad[:10]
+
+
+def test_memory_from_status_as_statm(zoo):
+    """memory_info read from statm (alone) and from status (read for
+    num_threads): the same numbers where memory stands still, psutil's."""
+    still = {zoo[r] for r in ("stopped", "zombie", "spaces", "long",
+                              "deleted")} | kernel_thread_pids()
+    by_statm = {r["pid"]: r["memory_info"]
+                for r in gv.process_table(["pid", "memory_info"])}
+    by_status = {r["pid"]: r["memory_info"] for r in
+                 gv.process_table(["pid", "memory_info", "num_threads"])}
+    for pid in still & set(by_statm) & set(by_status):
+        assert by_status[pid] == by_statm[pid], pid
+    stopped = zoo["stopped"]
+    assert by_status[stopped] == psutil.Process(stopped).memory_info()
+    assert by_status[stopped].rss > 0 and by_status[stopped].text > 0
+
+
 def test_every_process_parity_with_psutil():
     """Every process of the machine (kernel threads, other users', this
     one): retried, as processes of other programs come and go."""
