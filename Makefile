@@ -199,9 +199,9 @@ $(B)/examples/%: examples/%.c $(STLIB)
 	$(Q)$(CC) $(GV_CFLAGS) -MMD -MP $(FLAVOUR_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(STLIB) $(LDLIBS_ALL)
 
-# The Python module's pytest suite and the shell completion's test, as
-# more TAP programs.
-PY_TESTS	:= python/run-tests tests/completion.sh
+# The Python module's pytest suite, the shell completion's test and the
+# run in a chroot without /proc (root only), as more TAP programs.
+PY_TESTS	:= python/run-tests tests/completion.sh tests/bare_chroot.sh
 COMPLETIONS	:= $(sort $(wildcard completion/*))
 
 # The tests find the build through GV_BUILD (the shared library, the tools).

@@ -23,6 +23,10 @@ if os.environ.get("GV_PY_CHILD") != "1":
     env["LD_LIBRARY_PATH"] = build + (":" + env["LD_LIBRARY_PATH"]
                                       if env.get("LD_LIBRARY_PATH") else "")
     os.execve(sys.executable, [sys.executable, __file__] + sys.argv[1:], env)
+# this file's directory holds bench/psutil.py, which would hide the real
+# psutil (Debian's python3-psutil) from `import psutil`: drop it first
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != here]
 sys.path.insert(0, os.path.join(build, "python"))
 
 import getvalues as gv  # noqa: E402

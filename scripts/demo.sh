@@ -108,9 +108,10 @@ median_ms() {
 
 # Columns of a Markdown table, chosen by their header names, from the rows
 # of the first table of stdin whose column $1 matches the regex $2 (columns
-# named "NAME+1" are the one after NAME). Prints them joined by "|".
+# named "NAME+1" are the one after NAME). $3 lists the names, separated by
+# $4 (default ","). Prints them joined by "|".
 md_rows() {
-	awk -v key="$1" -v re="$2" -v want="$3" -F'|' '
+	awk -v key="$1" -v re="$2" -v want="$3" -v sep="${4:-,}" -F'|' '
 	function trim(s) { gsub(/^ +| +$/, "", s); return s }
 	/^\|/ && !head { for (i = 2; i < NF; i++) col[trim($i)] = i
 			 head = 1; next }
@@ -118,7 +119,7 @@ md_rows() {
 	!/^\|/ { if (head) exit; next }
 	{
 		if (trim($(col[key])) !~ re) next
-		n = split(want, w, ",")
+		n = split(want, w, sep)
 		line = ""
 		for (j = 1; j <= n; j++) {
 			name = w[j]; off = 0
@@ -317,14 +318,36 @@ measure_readfile() {
 		failed bench/readfile_speed $? "$out"
 		return
 	}
-	rows=$(md_rows fs "." "fs,open/read/close,readfile,ratio" <<<"$out")
+	rows=$(md_rows fs "." "fs,open/read/close,readfile,readfile+1" <<<"$out")
+	if [ -z "$rows" ]; then
+		printf '%s\n' "$out"
+		return
+	fi
 	printf '   %-7s %16s %10s   %s\n' fs "open/read/close" readfile \
-		"ratio (above 1: readfile() faster)"
+		"readfile() faster"
 	while IFS='|' read -r fs orc rf ratio; do
-		printf '   %-7s %13s ns %7s ns   %s\n' "$fs" "$orc" "$rf" "$ratio"
+		ratio=$(awk -v r="$ratio" 'BEGIN { printf "%.2f", r }')
+		printf '   %-7s %13s ns %7s ns   %s×\n' "$fs" "$orc" "$rf" \
+			"$ratio"
+		win "readfile() of a small $fs file" "open/read/close" "$ratio"
 	done <<<"$rows"
-	note "The same four system calls on this kernel: about 1 is what" \
-	     "to expect. The native readfile(2) is measured by make kbench."
+	note "The ratio is open/read/close's time / readfile()'s, in the" \
+	     "same run: above 1, readfile() is faster. Both make the same" \
+	     "four system calls on this kernel, so about 1 is what to" \
+	     "expect. The native readfile(2) is measured by make kbench."
+}
+
+# The Python steps need the module, /proc and psutil: says which is missing.
+python_ready() {
+	if [ -z "$(ls "$B"/python/getvalues*.so 2>/dev/null)" ]; then
+		skip "the Python module was not built (python3-dev is missing)"
+		return 1
+	fi
+	need_proc "the Python benchmarks list its processes" || return 1
+	if ! /usr/bin/python3 -c 'import psutil' 2>/dev/null; then
+		skip "psutil is not installed (Debian: python3-psutil)"
+		return 1
+	fi
 }
 
 measure_python() {
@@ -332,15 +355,7 @@ measure_python() {
 
 	section "Python: every process's pid, name, state, rss and cmdline, against psutil" \
 		"bench/ps.py -r 3"
-	if [ -z "$(ls "$B"/python/getvalues*.so 2>/dev/null)" ]; then
-		skip "the Python module was not built (python3-dev is missing)"
-		return
-	fi
-	need_proc || return
-	if ! /usr/bin/python3 -c 'import psutil' 2>/dev/null; then
-		skip "psutil is not installed (Debian: python3-psutil)"
-		return
-	fi
+	python_ready || return
 	out=$(GV_BUILD="$B" bench/ps.py -r 3 2>&1) || {
 		failed bench/ps.py $? "$out"
 		return
@@ -354,10 +369,45 @@ measure_python() {
 			win "Python ps: ${m#getvalues.}" psutil.process_iter "$r" ;;
 		esac
 	done <<<"$rows"
-	# ---- the Python module's process table against psutil ----
-	# (its place: the process table, once the module has it, measured
-	# here against psutil.process_iter() and added to the summary with
-	# win "..." psutil RATIO)
+}
+
+# The process table (getvalues.process_iter()) against psutil's, on the
+# processes running now (-n 0 starts no extra ones).
+measure_proctable() {
+	local out rows cols
+
+	section "Python: the process table, getvalues.process_iter() against psutil.process_iter()" \
+		"bench/psutil.py -r 3 -n 0"
+	python_ready || return
+	out=$(GV_BUILD="$B" bench/psutil.py -r 3 -n 0 2>&1) || {
+		failed bench/psutil.py $? "$out"
+		return
+	}
+	cols="processes, attributes;getvalues wall ms;getvalues CPU ms"
+	cols+=";psutil wall ms;psutil CPU ms;ratio wall;ratio CPU"
+	rows=$(md_rows "processes, attributes" "^[0-9]+, " "$cols" ";" \
+	       <<<"$out")
+	if [ -z "$rows" ]; then
+		printf '%s\n' "$out"
+		return
+	fi
+	printf '   %-40s %17s %17s   %s\n' "" "getvalues ms" "psutil ms" \
+		"faster"
+	printf '   %-40s %8s %8s %8s %8s   %-7s %s\n' \
+		"processes, attributes" wall CPU wall CPU wall CPU
+	while IFS='|' read -r what gw gc pw pc rw rc; do
+		printf '   %-40s %8s %8s %8s %8s   %-7s %s\n' "$what" "$gw" \
+			"$gc" "$pw" "$pc" "$rw×" "$rc×"
+		case $what in *beforehand) ;; *)
+			win "process table, ${what#*, }, ${what%%,*} processes" \
+				psutil.process_iter "$rw" ;;
+		esac
+	done <<<"$rows"
+	note "Every process's .info dict, as a monitor asks for it again and" \
+	     "again: the 12 attributes of psutil issue #2956, then all 27." \
+	     "\"files read beforehand\" is psutil's floor, its parsing alone" \
+	     "with /proc's files read before the timing. make bench measures" \
+	     "it at 300 and 2,000 processes."
 }
 
 summary() {
@@ -382,4 +432,5 @@ measure_lsof
 measure_batch
 measure_readfile
 measure_python
+measure_proctable
 summary

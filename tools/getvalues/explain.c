@@ -9,6 +9,8 @@
 #include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "cmd.h"
 
@@ -145,6 +147,57 @@ no_mount:
 	return msg;
 }
 
+/* What is at /proc, for the entries that need a genuine procfs there. */
+enum proc_state { PROC_OK, PROC_NOT_MOUNTED, PROC_NOT_PROCFS };
+
+/*
+ * Nothing mounted at /proc (a bare chroot, where /proc is a directory of
+ * the root's own file system, or none at all), or something other than
+ * procfs mounted there. PROC_OK: the errno is then the file system's own
+ * answer.
+ */
+static enum proc_state proc_state(void)
+{
+	struct stat root, proc;
+	struct statfs sfs;
+
+	if (stat("/proc", &proc) || stat("/", &root) ||
+	    proc.st_dev == root.st_dev)
+		return PROC_NOT_MOUNTED;
+	if (statfs("/proc", &sfs) || sfs.f_type != PROC_SUPER_MAGIC)
+		return PROC_NOT_PROCFS;
+	return PROC_OK;
+}
+
+/*
+ * EOPNOTSUPP: xattr: names its file through /proc/thread-self/fd, and the
+ * subpath groups reopen a file through it; they say so when /proc is not
+ * procfs ("Operation not supported" hid it).
+ */
+static const char *explain_eopnotsupp(const struct parts *p)
+{
+	static const char *const xattr[] = {
+		[PROC_NOT_MOUNTED] = "/proc is not mounted (xattr: reads the "
+			"attributes through /proc/thread-self/fd)",
+		[PROC_NOT_PROCFS] = "/proc is not procfs (xattr: reads the "
+			"attributes through /proc/thread-self/fd)",
+	};
+	static const char *const reopen[] = {
+		[PROC_OK] = "needs a genuine procfs at /proc (or the "
+			"capability CAP_DAC_READ_SEARCH)",
+		[PROC_NOT_MOUNTED] = "/proc is not mounted (the file is "
+			"reopened through /proc/thread-self/fd, or needs "
+			"CAP_DAC_READ_SEARCH)",
+		[PROC_NOT_PROCFS] = "/proc is not procfs (the file is "
+			"reopened through /proc/thread-self/fd, or needs "
+			"CAP_DAC_READ_SEARCH)",
+	};
+
+	if (!strcmp(p->group, "xattr"))
+		return xattr[proc_state()];
+	return p->subpath_group ? reopen[proc_state()] : NULL;
+}
+
 /* Every other errno a name can get, where its group gives it a meaning. */
 static const char *explain_errno(const struct entry *e, const struct parts *p)
 {
@@ -179,10 +232,7 @@ static const char *explain_errno(const struct entry *e, const struct parts *p)
 			return "name longer than 255 bytes";
 		break;
 	case EOPNOTSUPP:
-		if (p->subpath_group)
-			return "needs a genuine procfs at /proc (or the "
-			       "capability CAP_DAC_READ_SEARCH)";
-		break;
+		return explain_eopnotsupp(p);
 	case ENOSYS:
 		if (p->subpath_group)
 			return "SUBPATH lookups need openat2(2), Linux 5.6 or "

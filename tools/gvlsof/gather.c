@@ -606,8 +606,13 @@ static int *round_zero(size_t *npids)
 	batch_run_proc(&b);
 	v = val(&b, i_locks, &len, &err);
 	locks_load(v, len);
-	if (i_mnt != SIZE_MAX && (v = val(&b, i_mnt, &len, &err)))
+	if (i_mnt != SIZE_MAX) {
+		/* as lsof, which reads its mount table first */
+		v = val(&b, i_mnt, &len, &err);
+		if (!v)
+			die_mountinfo(err);
 		mounts_parse(v, len);
+	}
 	if (!opt.sel_inet && (opt.fblock || opt.mnt_sup))
 		readmnt();
 	if (i_dir == SIZE_MAX)

@@ -441,6 +441,7 @@ const char *printuid(uid_t uid, bool *numeric);
 void locks_load(const char *v, size_t n);
 char lock_char(int pid, dev_t dev, uint64_t ino);
 struct mounts *readmnt(void);
+__attribute__((noreturn)) void die_mountinfo(int err);
 void mounts_parse(const char *v, size_t n);
 bool mounts_loaded(void);
 extern dev_t mqueue_dev;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "gvlsof.h"
@@ -357,6 +359,26 @@ void mounts_stat(void)
 	}
 }
 
+/*
+ * No mount table: lsof 4.95 ends there too, with "can't fopen(/proc/mounts,
+ * "r")" and status 1, whatever else was asked. The message says why when
+ * /proc is no procfs (a bare chroot), where "No such file or directory"
+ * alone would not.
+ */
+void die_mountinfo(int err)
+{
+	struct stat root, proc;
+	struct statfs sfs;
+	const char *why = "";
+
+	if (stat(PROC, &proc) || stat("/", &root) ||
+	    proc.st_dev == root.st_dev)
+		why = " (" PROC " is not mounted)";
+	else if (statfs(PROC, &sfs) || sfs.f_type != PROC_SUPER_MAGIC)
+		why = " (" PROC " is not procfs)";
+	die("can't read %s/self/mountinfo: %s%s", PROC, strerror(err), why);
+}
+
 struct mounts *readmnt(void)
 {
 	if (!lmi_parsed) {
@@ -368,8 +390,7 @@ struct mounts *readmnt(void)
 		batch_run_proc(&b);
 		v = val(&b, i, &len, &err);
 		if (!v)
-			die("can't read %s/self/mountinfo: %s", PROC,
-			    strerror(err));
+			die_mountinfo(err);
 		mounts_parse(v, len);
 		batch_free(&b);
 	}
