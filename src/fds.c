@@ -62,7 +62,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -518,17 +517,29 @@ __attribute__((constructor)) static void gv_fds_init(void)
  */
 static int gv_have_close_range = 1;
 
-static int gv_int_cmp(const void *a, const void *b)
+/*
+ * The numbers a call opens come mostly in rising order, a few out of it
+ * (a directory kept for later, $ORIGIN last): an insertion sort does that
+ * in a pass, where qsort() merges through a buffer and calls a comparison
+ * for every step (some 100 instructions a descriptor).
+ */
+static void gv_fd_sort(int *fd, unsigned int n)
 {
-	return *(const int *)a - *(const int *)b;
+	for (unsigned int i = 1; i < n; i++) {
+		int v = fd[i];
+		unsigned int j = i;
+
+		for (; j && fd[j - 1] > v; j--)
+			fd[j] = fd[j - 1];
+		fd[j] = v;
+	}
 }
 
 void gv_fd_flush(struct gv_closer *c)
 {
 	unsigned int i = 0, j;
 
-	if (c->n > 1)
-		qsort(c->fd, c->n, sizeof(c->fd[0]), gv_int_cmp);
+	gv_fd_sort(c->fd, c->n);
 	while (i < c->n) {
 		for (j = i + 1; j < c->n && c->fd[j] == c->fd[j - 1] + 1; j++)
 			;
