@@ -62,6 +62,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -527,11 +528,21 @@ static void gv_fd_sort(int *fd, unsigned int n)
 {
 	for (unsigned int i = 1; i < n; i++) {
 		int v = fd[i];
-		unsigned int j = i;
+		unsigned int lo = 0, hi = i - 1, mid;
 
-		for (; j && fd[j - 1] > v; j--)
-			fd[j] = fd[j - 1];
-		fd[j] = v;
+		if (fd[hi] <= v)
+			continue;
+		/* the first of fd[0, i) greater than @v: fd[hi] is one */
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (fd[mid] > v)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		/* $ORIGIN, opened first and closed last: one move */
+		memmove(fd + hi + 1, fd + hi, (i - hi) * sizeof(*fd));
+		fd[hi] = v;
 	}
 }
 
