@@ -57,12 +57,10 @@ int gv_data_open_flags(void)
 
 bool gv_data_shortcut(struct gv_ctx *ctx)
 {
-	const struct statfs *sfs;
-
 	/* a number that may name another file by now: no by-name opens */
-	if (ctx->origin_borrowed || gv_origin_statfs(ctx, &sfs))
+	if (ctx->origin_borrowed)
 		return false;
-	switch ((uint32_t)sfs->f_type) {
+	switch (gv_origin_magic(ctx)) {
 	case PROC_SUPER_MAGIC:
 	case SYSFS_MAGIC:
 	case CGROUP_SUPER_MAGIC:
@@ -83,12 +81,9 @@ bool gv_data_shortcut(struct gv_ctx *ctx)
  */
 bool gv_data_short_is_eof(struct gv_ctx *ctx)
 {
-	const struct statfs *sfs;
+	uint32_t magic = gv_origin_magic(ctx);
 
-	if (gv_origin_statfs(ctx, &sfs))
-		return false;
-	return (uint32_t)sfs->f_type == TMPFS_MAGIC ||
-	       (uint32_t)sfs->f_type == RAMFS_MAGIC;
+	return magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
 }
 
 /*

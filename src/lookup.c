@@ -177,16 +177,16 @@ int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs)
 		if (!ctx->sfs)
 			return -ENOMEM;
 		ctx->statfs_err = fstatfs(ctx->origin, ctx->sfs) ? -errno : 0;
+		ctx->fs_magic = ctx->statfs_err ? 0 : (uint32_t)ctx->sfs->f_type;
 		ctx->have_statfs = true;
 	}
 	*sfs = ctx->sfs;
 	return ctx->statfs_err;
 }
 
-bool gv_origin_on_procfs(struct gv_ctx *ctx)
+uint32_t gv_origin_magic_slow(struct gv_ctx *ctx)
 {
 	const struct statfs *sfs;
 
-	return !gv_origin_statfs(ctx, &sfs) &&
-	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
+	return gv_origin_statfs(ctx, &sfs) ? 0 : ctx->fs_magic;
 }

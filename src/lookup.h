@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/magic.h>
 #include <sys/vfs.h>
 
 #include "ctx.h"
@@ -20,8 +21,24 @@ int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
 		    int oflags);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
+uint32_t gv_origin_magic_slow(struct gv_ctx *ctx);
+
+/*
+ * The f_type of $ORIGIN's file system, 0 when fstatfs(2) cannot say: asked
+ * for every data: value, so inline, and a system call only the first time.
+ */
+static inline uint32_t gv_origin_magic(struct gv_ctx *ctx)
+{
+	if (__builtin_expect(ctx->have_statfs, 1))
+		return ctx->fs_magic;
+	return gv_origin_magic_slow(ctx);
+}
+
 /* $ORIGIN is on procfs (as fstatfs(2) says; not when it cannot say) */
-bool gv_origin_on_procfs(struct gv_ctx *ctx);
+static inline bool gv_origin_on_procfs(struct gv_ctx *ctx)
+{
+	return gv_origin_magic(ctx) == PROC_SUPER_MAGIC;
+}
 void gv_lookup_release(struct gv_ctx *ctx);
 
 struct statx;
