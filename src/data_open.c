@@ -97,33 +97,63 @@ bool gv_data_short_is_eof(struct gv_ctx *ctx)
  * guess costs a system call, never a wrong value: readlinkat(2) says
  * EINVAL for what is no link.
  */
-bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
+bool gv_data_proc_link_at(struct gv_ctx *ctx, const char *sub,
+			  const char *slash)
 {
-	static const char *const top[] = { "self", "thread-self", "mounts",
-					   "net" };
-	static const char *const pid[] = { "cwd", "exe", "root" };
-	static const char *const dirs[] = { "fd", "map_files", "ns" };
-	const char *base = strrchr(sub, '/'), *parent;
+	const char *leaf = slash ? slash + 1 : sub, *parent;
 	size_t plen;
 
 	if (!gv_origin_on_procfs(ctx))
 		return false;
-	/* $ORIGIN may be /proc or a PID directory: both lists at its top */
-	for (size_t i = 0; !base && i < GV_ARRAY_SIZE(top); i++)
-		if (!strcmp(sub, top[i]))
+	/*
+	 * By the first byte, then the rest: most names are none of these
+	 * and part from all of them there. $ORIGIN may be /proc or a PID
+	 * directory: both lists at its top.
+	 */
+	switch (leaf[0]) {
+	case 'c':
+		if (!strcmp(leaf, "cwd"))
 			return true;
-	for (size_t i = 0; i < GV_ARRAY_SIZE(pid); i++)
-		if (!strcmp(base ? base + 1 : sub, pid[i]))
+		break;
+	case 'e':
+		if (!strcmp(leaf, "exe"))
 			return true;
-	if (!base)
+		break;
+	case 'r':
+		if (!strcmp(leaf, "root"))
+			return true;
+		break;
+	case 's':
+		if (!slash && !strcmp(leaf, "self"))
+			return true;
+		break;
+	case 't':
+		if (!slash && !strcmp(leaf, "thread-self"))
+			return true;
+		break;
+	case 'm':
+		if (!slash && !strcmp(leaf, "mounts"))
+			return true;
+		break;
+	case 'n':
+		if (!slash && !strcmp(leaf, "net"))
+			return true;
+		break;
+	}
+	if (!slash)
 		return false;
-	for (parent = base; parent > sub && parent[-1] != '/'; parent--)
+	/* PID/fd/N, PID/map_files/RANGE, PID/ns/NAME */
+	for (parent = slash; parent > sub && parent[-1] != '/'; parent--)
 		;
-	plen = base - parent;
-	for (size_t i = 0; i < GV_ARRAY_SIZE(dirs); i++)
-		if (strlen(dirs[i]) == plen && !memcmp(parent, dirs[i], plen))
-			return true;
-	return false;
+	plen = slash - parent;
+	return (plen == 2 && ((parent[0] == 'f' && parent[1] == 'd') ||
+			      (parent[0] == 'n' && parent[1] == 's'))) ||
+	       (plen == 9 && !memcmp(parent, "map_files", 9));
+}
+
+bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
+{
+	return gv_data_proc_link_at(ctx, sub, strrchr(sub, '/'));
 }
 
 bool gv_data_is_file(const struct gv_req *req)

@@ -27,12 +27,14 @@
 
 /*
  * Not empty is checked by the caller where it matters; here: no leading or
- * trailing '/', no "//", no "." or ".." component.
+ * trailing '/', no "//", no "." or ".." component. *@slash gets the last
+ * '/' of a valid @sub, NULL if none: one pass for what the lookups ask.
  */
-bool gv_subpath_valid(const char *sub)
+bool gv_subpath_check(const char *sub, const char **slash)
 {
 	const char *c = sub;
 
+	*slash = NULL;
 	if (!*sub)
 		return true;
 	if (*sub == '/')
@@ -43,13 +45,20 @@ bool gv_subpath_valid(const char *sub)
 
 		if (n == 0)		/* "//" or a trailing '/' */
 			return false;
-		if ((n == 1 && c[0] == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
+		if (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.')))
 			return false;
 		if (!*end)
 			return true;
+		*slash = end;
 		c = end + 1;
 	}
+}
+
+bool gv_subpath_valid(const char *sub)
+{
+	const char *slash;
+
+	return gv_subpath_check(sub, &slash);
 }
 
 /*

@@ -16,6 +16,7 @@
 
 /* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
 bool gv_subpath_valid(const char *sub);
+bool gv_subpath_check(const char *sub, const char **slash);
 int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
@@ -74,5 +75,8 @@ bool gv_data_short_is_eof(struct gv_ctx *ctx);
 bool gv_data_is_file(const struct gv_req *req);
 /* @sub has the shape of one of procfs's symlinks, $ORIGIN on procfs */
 bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub);
+/* ... @slash its last '/' (NULL: none), as gv_subpath_check() gives it */
+bool gv_data_proc_link_at(struct gv_ctx *ctx, const char *sub,
+			  const char *slash);
 
 #endif /* GV_LOOKUP_H */
