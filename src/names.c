@@ -54,11 +54,24 @@ void gv_groups_release(struct gv_ctx *ctx)
 			gv_top[i]->release(ctx);
 }
 
+/*
+ * Whether @s is the @len bytes at @name. Names of groups are a few bytes
+ * long and mostly part at the first: compared here, byte by byte, with no
+ * strlen() and memcmp() of every group for every name.
+ */
+static inline bool gv_name_is(const char *s, const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != name[i])	/* s's NUL parts from any name byte */
+			return false;
+	return !s[len];
+}
+
 static const struct gv_group *gv_find_group(const char *name, size_t len)
 {
 	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
-		if (strlen(gv_top[i]->name) == len &&
-		    !memcmp(gv_top[i]->name, name, len))
+		if (gv_top[i]->name[0] == name[0] &&
+		    gv_name_is(gv_top[i]->name, name, len))
 			return gv_top[i];
 	return NULL;
 }
@@ -94,9 +107,12 @@ static bool gv_parse_id(const char *s, size_t len, uint32_t *id)
 /* The length of the group part of @name: up to its first ':', if any. */
 static size_t gv_group_len(const char *name)
 {
-	const char *colon = strchr(name, ':');
+	size_t n = 0;
 
-	return colon ? (size_t)(colon - name) : strlen(name);
+	/* a few bytes to the ':' mostly: no strchr() and strlen() */
+	while (name[n] && name[n] != ':')
+		n++;
+	return n;
 }
 
 /*
