@@ -97,7 +97,7 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 			return fd;
 		ctx->link_dir = -1;
 	}
-	fd = gv_open_beneath(ctx, ctx->origin, sub, gv_data_open_flags());
+	fd = gv_open_beneath(ctx, ctx->origin, sub, GV_DATA_OPEN);
 	if (fd >= 0)
 		return gv_data_read(ctx, fd, out);
 	if (fd != -ELOOP)
@@ -134,9 +134,10 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		if (err != -EGV_SYNC)
 			return err;
 	}
-	kind = gv_data_open(ctx, sub, &f);
-	if (kind == GV_DATA_TRY)
+	/* where gv_data_open() would say GV_DATA_TRY, asked inline */
+	if (gv_data_shortcut(ctx))
 		return gv_data_by_name(ctx, sub, slash, out);
+	kind = gv_data_open(ctx, sub, &f);
 	if (kind == GV_DATA_FILE && ctx->batch_state == GV_BATCH_PROBE) {
 		err = gv_batch_probe(ctx, req, f.fd, out);
 		if (err != -EGV_SYNC) {

@@ -44,47 +44,10 @@
 #include "fds.h"
 #include "lookup.h"
 
-#define GV_DATA_OPEN (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
-int gv_data_open_flags(void)
-{
-	return GV_DATA_OPEN;
-}
-
-bool gv_data_shortcut(struct gv_ctx *ctx)
-{
-	/* a number that may name another file by now: no by-name opens */
-	if (ctx->origin_borrowed)
-		return false;
-	switch (gv_origin_magic(ctx)) {
-	case PROC_SUPER_MAGIC:
-	case SYSFS_MAGIC:
-	case CGROUP_SUPER_MAGIC:
-	case CGROUP2_SUPER_MAGIC:
-		return true;
-	}
-	return false;
-}
-
 /*
- * A regular file of tmpfs or ramfs is read from the page cache to the end
- * of what was asked or of the file, whatever comes first: a read returns
- * less than asked only at end of file (Linux 6.12: shmem_file_read_iter(),
- * and filemap_read() for ramfs, stop early only on a fault, or on a fatal
- * signal, which the caller does not outlive). So no second read is needed
- * to see end of file there. (On a disk file system a read error after the
- * first pages also returns short; the read that follows tells EIO.)
+ * gv_data_shortcut(), gv_data_short_is_eof() and the open flags
+ * (GV_DATA_OPEN) are inline, in lookup.h: every data: value asks them.
  */
-bool gv_data_short_is_eof(struct gv_ctx *ctx)
-{
-	uint32_t magic = gv_origin_magic(ctx);
-
-	return magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
-}
 
 /*
  * Whether @sub, beneath a procfs $ORIGIN, has the shape of one of procfs's
@@ -97,6 +60,15 @@ bool gv_data_short_is_eof(struct gv_ctx *ctx)
  * guess costs a system call, never a wrong value: readlinkat(2) says
  * EINVAL for what is no link.
  */
+/* @s is @lit, both NUL-terminated; inline, as the first bytes mostly part */
+static inline bool gv_str_is(const char *s, const char *lit)
+{
+	for (; *lit; s++, lit++)
+		if (*s != *lit)
+			return false;
+	return !*s;
+}
+
 bool gv_data_proc_link_at(struct gv_ctx *ctx, const char *sub,
 			  const char *slash)
 {
@@ -112,31 +84,31 @@ bool gv_data_proc_link_at(struct gv_ctx *ctx, const char *sub,
 	 */
 	switch (leaf[0]) {
 	case 'c':
-		if (!strcmp(leaf, "cwd"))
+		if (gv_str_is(leaf, "cwd"))
 			return true;
 		break;
 	case 'e':
-		if (!strcmp(leaf, "exe"))
+		if (gv_str_is(leaf, "exe"))
 			return true;
 		break;
 	case 'r':
-		if (!strcmp(leaf, "root"))
+		if (gv_str_is(leaf, "root"))
 			return true;
 		break;
 	case 's':
-		if (!slash && !strcmp(leaf, "self"))
+		if (!slash && gv_str_is(leaf, "self"))
 			return true;
 		break;
 	case 't':
-		if (!slash && !strcmp(leaf, "thread-self"))
+		if (!slash && gv_str_is(leaf, "thread-self"))
 			return true;
 		break;
 	case 'm':
-		if (!slash && !strcmp(leaf, "mounts"))
+		if (!slash && gv_str_is(leaf, "mounts"))
 			return true;
 		break;
 	case 'n':
-		if (!slash && !strcmp(leaf, "net"))
+		if (!slash && gv_str_is(leaf, "net"))
 			return true;
 		break;
 	}

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 
@@ -66,11 +67,47 @@ int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f);
 int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
 			struct gv_data_file *f);
 /* The open(2) flags of a data: file (O_NONBLOCK: data: never waits). */
-int gv_data_open_flags(void);
-/* $ORIGIN is on a file system without special files (data_open.c says which) */
-bool gv_data_shortcut(struct gv_ctx *ctx);
-/* ... whose regular files end where a read returns less than asked */
-bool gv_data_short_is_eof(struct gv_ctx *ctx);
+#define GV_DATA_OPEN (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/*
+ * $ORIGIN is on a file system without special files, where data: opens
+ * by name (data_open.c says why that is sound there); not on a borrowed
+ * $ORIGIN, a number that may name another file by now.
+ */
+static inline bool gv_data_shortcut(struct gv_ctx *ctx)
+{
+	if (ctx->origin_borrowed)
+		return false;
+	switch (gv_origin_magic(ctx)) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * $ORIGIN's regular files end where a read returns less than asked. So on
+ * tmpfs and ramfs, whose files are read from the page cache to the end of
+ * what was asked or of the file, whatever comes first (Linux 6.12:
+ * shmem_file_read_iter(), and filemap_read() for ramfs, stop early only on
+ * a fault, or on a fatal signal, which the caller does not outlive): no
+ * second read is needed to see end of file there. (On a disk file system
+ * a read error after the first pages also returns short; the read that
+ * follows tells EIO.)
+ */
+static inline bool gv_data_short_is_eof(struct gv_ctx *ctx)
+{
+	uint32_t magic = gv_origin_magic(ctx);
+
+	return magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
+}
 /* data:SUBPATH with a non-empty SUBPATH (the name of a file beneath) */
 bool gv_data_is_file(const struct gv_req *req);
 /* @sub has the shape of one of procfs's symlinks, $ORIGIN on procfs */

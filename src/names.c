@@ -67,8 +67,12 @@ static inline bool gv_name_is(const char *s, const char *name, size_t len)
 	return !s[len];
 }
 
-static const struct gv_group *gv_find_group(const char *name, size_t len)
+/* @hint (may be NULL): the group of the name before, tried first */
+static const struct gv_group *gv_find_group(const char *name, size_t len,
+					    const struct gv_group *hint)
 {
+	if (hint && hint->name[0] == name[0] && gv_name_is(hint->name, name, len))
+		return hint;
 	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
 		if (gv_top[i]->name[0] == name[0] &&
 		    gv_name_is(gv_top[i]->name, name, len))
@@ -182,7 +186,8 @@ static void gv_parse_rest(const struct gv_group *g, const char *rest,
  * Parse the expanded name @name into @req. Returns the length of the prefix
  * a following ":REST" would reuse (0: none).
  */
-static size_t gv_parse_one(const char *name, struct gv_req *req)
+static size_t gv_parse_one(const char *name, struct gv_req *req,
+			   const struct gv_group *hint)
 {
 	size_t glen = gv_group_len(name);
 	const struct gv_group *g;
@@ -192,7 +197,7 @@ static size_t gv_parse_one(const char *name, struct gv_req *req)
 		req->group = &gv_group_top;
 		return 0;	/* the list of groups: no prefix */
 	}
-	g = gv_find_group(name, glen);
+	g = gv_find_group(name, glen, hint);
 	req->group = g;
 	req->follow = g == &gv_group_stat;
 	if (!g)
@@ -208,7 +213,7 @@ static size_t gv_name_prefix_len(const char *name)
 {
 	size_t glen = gv_group_len(name);
 
-	return gv_prefix_len(name, glen, gv_find_group(name, glen));
+	return gv_prefix_len(name, glen, gv_find_group(name, glen, NULL));
 }
 
 /*
@@ -326,6 +331,8 @@ struct gv_parser {
 	 */
 	struct gv_req base;
 	bool base_ok;
+	/* the group of the name before: most vectors keep to one or two */
+	const struct gv_group *group;
 	char full[GV_FULL_SIZE];	/* a shorthand written out */
 };
 
@@ -386,7 +393,8 @@ static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
 		}
 		name = gv_prefix_expand(&ps->prefix, name, len, ps->full);
 	}
-	plen = gv_parse_one(name, req);
+	plen = gv_parse_one(name, req, ps->group);
+	ps->group = req->group;
 	if (name == ps->full && req->arg) {
 		keep = gv_str_alloc(&ps->names->expanded, ps->prefix.len + len);
 		if (!keep) {
@@ -419,6 +427,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	ps.names = names;
 	ps.prefix.len = 0;
 	ps.base_ok = false;
+	ps.group = NULL;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,
 			     num * (sizeof(*src) + sizeof(*raw) +
