@@ -67,12 +67,8 @@ static inline bool gv_name_is(const char *s, const char *name, size_t len)
 	return !s[len];
 }
 
-/* @hint (may be NULL): the group of the name before, tried first */
-static const struct gv_group *gv_find_group(const char *name, size_t len,
-					    const struct gv_group *hint)
+static const struct gv_group *gv_find_group(const char *name, size_t len)
 {
-	if (hint && hint->name[0] == name[0] && gv_name_is(hint->name, name, len))
-		return hint;
 	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
 		if (gv_top[i]->name[0] == name[0] &&
 		    gv_name_is(gv_top[i]->name, name, len))
@@ -88,6 +84,24 @@ static const struct gv_field *gv_find_field(const struct gv_field *f,
 		    !f->name[len])
 			return f;
 	return NULL;
+}
+
+/*
+ * Whether @name's group part is the group name @gname, and its length into
+ * *@glen: one pass for the group of the name before, which most names
+ * share.
+ */
+static inline bool gv_group_at(const char *gname, const char *name,
+			       size_t *glen)
+{
+	size_t i = 0;
+
+	while (gname[i] && gname[i] == name[i])
+		i++;
+	if (gname[i] || (name[i] && name[i] != ':'))
+		return false;
+	*glen = i;
+	return true;
 }
 
 /* mntns IDs: decimal digits only, fitting in 32 bits. */
@@ -189,15 +203,22 @@ static void gv_parse_rest(const struct gv_group *g, const char *rest,
 static size_t gv_parse_one(const char *name, struct gv_req *req,
 			   const struct gv_group *hint)
 {
-	size_t glen = gv_group_len(name);
 	const struct gv_group *g;
+	size_t glen;
 
 	*req = (struct gv_req){ 0 };
 	if (!*name) {
 		req->group = &gv_group_top;
 		return 0;	/* the list of groups: no prefix */
 	}
-	g = gv_find_group(name, glen, hint);
+	/* (the list of groups has no name to match: never a hint) */
+	if (hint && hint != &gv_group_top &&
+	    gv_group_at(hint->name, name, &glen)) {
+		g = hint;
+	} else {
+		glen = gv_group_len(name);
+		g = gv_find_group(name, glen);
+	}
 	req->group = g;
 	req->follow = g == &gv_group_stat;
 	if (!g)
@@ -213,7 +234,7 @@ static size_t gv_name_prefix_len(const char *name)
 {
 	size_t glen = gv_group_len(name);
 
-	return gv_prefix_len(name, glen, gv_find_group(name, glen, NULL));
+	return gv_prefix_len(name, glen, gv_find_group(name, glen));
 }
 
 /*
@@ -331,7 +352,10 @@ struct gv_parser {
 	 */
 	struct gv_req base;
 	bool base_ok;
-	/* the group of the name before: most vectors keep to one or two */
+	/*
+	 * The group of the name before, whose "GROUP:" the prefix holds
+	 * (unless its len was reset since): most vectors keep to one or two.
+	 */
 	const struct gv_group *group;
 	char full[GV_FULL_SIZE];	/* a shorthand written out */
 };
@@ -394,7 +418,6 @@ static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
 		name = gv_prefix_expand(&ps->prefix, name, len, ps->full);
 	}
 	plen = gv_parse_one(name, req, ps->group);
-	ps->group = req->group;
 	if (name == ps->full && req->arg) {
 		keep = gv_str_alloc(&ps->names->expanded, ps->prefix.len + len);
 		if (!keep) {
@@ -405,7 +428,11 @@ static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
 		memcpy(keep, ps->full, ps->prefix.len + len);
 		req->arg = keep + (req->arg - ps->full);
 	}
-	gv_prefix_take(&ps->prefix, name, plen);
+	/* "GROUP:" of the name before, the same group: the prefix holds it */
+	if (!req->group || req->group != ps->group || plen != ps->prefix.len ||
+	    req->group->syntax == GV_SYNTAX_ID_FIELD)
+		gv_prefix_take(&ps->prefix, name, plen);
+	ps->group = req->group;
 	gv_parser_base(ps, req);
 }
 
