@@ -99,6 +99,7 @@ struct gv_ctx {
 	bool have_statfs;
 	int statfs_err;
 	struct statfs *sfs;
+	uint32_t fs_magic;	/* sfs->f_type; 0 when fstatfs(2) failed */
 
 	/* lookup.c: the directory of the previous SUBPATH */
 	int dir_fd;

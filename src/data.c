@@ -77,12 +77,12 @@ static int gv_data_value(struct gv_ctx *ctx, int kind,
  * EINVAL says it is no link after all.
  */
 static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
-			   struct gv_out *out)
+			   const char *slash, struct gv_out *out)
 {
 	const char *base;
 	int dfd, fd;
 
-	if (gv_data_proc_link(ctx, sub)) {
+	if (gv_data_proc_link_at(ctx, sub, slash)) {
 		dfd = gv_lookup_parent(ctx, sub, &base);
 		if (dfd < 0)
 			return dfd;
@@ -90,14 +90,14 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 		if (fd != -EINVAL)
 			return fd;
 	}
-	dfd = gv_lookup_cached(ctx, sub, &base);
-	if (dfd >= 0 && dfd == ctx->link_dir && !gv_origin_on_procfs(ctx)) {
-		fd = gv_data_readlink(dfd, base, out);
+	if (ctx->link_dir >= 0 && !gv_origin_on_procfs(ctx) &&
+	    gv_lookup_cached(ctx, sub, &base) == ctx->link_dir) {
+		fd = gv_data_readlink(ctx->link_dir, base, out);
 		if (fd != -EINVAL)
 			return fd;
 		ctx->link_dir = -1;
 	}
-	fd = gv_open_beneath(ctx, ctx->origin, sub, gv_data_open_flags());
+	fd = gv_open_beneath(ctx, ctx->origin, sub, GV_DATA_OPEN);
 	if (fd >= 0)
 		return gv_data_read(ctx, fd, out);
 	if (fd != -ELOOP)
@@ -117,11 +117,11 @@ static int gv_data_by_name(struct gv_ctx *ctx, const char *sub,
 static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		       struct gv_out *out)
 {
-	const char *sub = req->arg;
+	const char *sub = req->arg, *slash;
 	struct gv_data_file f;
 	int kind, err;
 
-	if (!gv_subpath_valid(sub))
+	if (!gv_subpath_check(sub, &slash))
 		return -EINVAL;
 	if (!*sub) {	/* $ORIGIN itself */
 		kind = gv_data_open_pinned(ctx, ctx->origin, NULL, &f);
@@ -134,9 +134,10 @@ static int gv_data_get(struct gv_ctx *ctx, const struct gv_req *req,
 		if (err != -EGV_SYNC)
 			return err;
 	}
+	/* where gv_data_open() would say GV_DATA_TRY, asked inline */
+	if (gv_data_shortcut(ctx))
+		return gv_data_by_name(ctx, sub, slash, out);
 	kind = gv_data_open(ctx, sub, &f);
-	if (kind == GV_DATA_TRY)
-		return gv_data_by_name(ctx, sub, out);
 	if (kind == GV_DATA_FILE && ctx->batch_state == GV_BATCH_PROBE) {
 		err = gv_batch_probe(ctx, req, f.fd, out);
 		if (err != -EGV_SYNC) {

@@ -44,52 +44,10 @@
 #include "fds.h"
 #include "lookup.h"
 
-#define GV_DATA_OPEN (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
-int gv_data_open_flags(void)
-{
-	return GV_DATA_OPEN;
-}
-
-bool gv_data_shortcut(struct gv_ctx *ctx)
-{
-	const struct statfs *sfs;
-
-	/* a number that may name another file by now: no by-name opens */
-	if (ctx->origin_borrowed || gv_origin_statfs(ctx, &sfs))
-		return false;
-	switch ((uint32_t)sfs->f_type) {
-	case PROC_SUPER_MAGIC:
-	case SYSFS_MAGIC:
-	case CGROUP_SUPER_MAGIC:
-	case CGROUP2_SUPER_MAGIC:
-		return true;
-	}
-	return false;
-}
-
 /*
- * A regular file of tmpfs or ramfs is read from the page cache to the end
- * of what was asked or of the file, whatever comes first: a read returns
- * less than asked only at end of file (Linux 6.12: shmem_file_read_iter(),
- * and filemap_read() for ramfs, stop early only on a fault, or on a fatal
- * signal, which the caller does not outlive). So no second read is needed
- * to see end of file there. (On a disk file system a read error after the
- * first pages also returns short; the read that follows tells EIO.)
+ * gv_data_shortcut(), gv_data_short_is_eof() and the open flags
+ * (GV_DATA_OPEN) are inline, in lookup.h: every data: value asks them.
  */
-bool gv_data_short_is_eof(struct gv_ctx *ctx)
-{
-	const struct statfs *sfs;
-
-	if (gv_origin_statfs(ctx, &sfs))
-		return false;
-	return (uint32_t)sfs->f_type == TMPFS_MAGIC ||
-	       (uint32_t)sfs->f_type == RAMFS_MAGIC;
-}
 
 /*
  * Whether @sub, beneath a procfs $ORIGIN, has the shape of one of procfs's
@@ -102,33 +60,72 @@ bool gv_data_short_is_eof(struct gv_ctx *ctx)
  * guess costs a system call, never a wrong value: readlinkat(2) says
  * EINVAL for what is no link.
  */
-bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
+/* @s is @lit, both NUL-terminated; inline, as the first bytes mostly part */
+static inline bool gv_str_is(const char *s, const char *lit)
 {
-	static const char *const top[] = { "self", "thread-self", "mounts",
-					   "net" };
-	static const char *const pid[] = { "cwd", "exe", "root" };
-	static const char *const dirs[] = { "fd", "map_files", "ns" };
-	const char *base = strrchr(sub, '/'), *parent;
+	for (; *lit; s++, lit++)
+		if (*s != *lit)
+			return false;
+	return !*s;
+}
+
+bool gv_data_proc_link_at(struct gv_ctx *ctx, const char *sub,
+			  const char *slash)
+{
+	const char *leaf = slash ? slash + 1 : sub, *parent;
 	size_t plen;
 
 	if (!gv_origin_on_procfs(ctx))
 		return false;
-	/* $ORIGIN may be /proc or a PID directory: both lists at its top */
-	for (size_t i = 0; !base && i < GV_ARRAY_SIZE(top); i++)
-		if (!strcmp(sub, top[i]))
+	/*
+	 * By the first byte, then the rest: most names are none of these
+	 * and part from all of them there. $ORIGIN may be /proc or a PID
+	 * directory: both lists at its top.
+	 */
+	switch (leaf[0]) {
+	case 'c':
+		if (gv_str_is(leaf, "cwd"))
 			return true;
-	for (size_t i = 0; i < GV_ARRAY_SIZE(pid); i++)
-		if (!strcmp(base ? base + 1 : sub, pid[i]))
+		break;
+	case 'e':
+		if (gv_str_is(leaf, "exe"))
 			return true;
-	if (!base)
+		break;
+	case 'r':
+		if (gv_str_is(leaf, "root"))
+			return true;
+		break;
+	case 's':
+		if (!slash && gv_str_is(leaf, "self"))
+			return true;
+		break;
+	case 't':
+		if (!slash && gv_str_is(leaf, "thread-self"))
+			return true;
+		break;
+	case 'm':
+		if (!slash && gv_str_is(leaf, "mounts"))
+			return true;
+		break;
+	case 'n':
+		if (!slash && gv_str_is(leaf, "net"))
+			return true;
+		break;
+	}
+	if (!slash)
 		return false;
-	for (parent = base; parent > sub && parent[-1] != '/'; parent--)
+	/* PID/fd/N, PID/map_files/RANGE, PID/ns/NAME */
+	for (parent = slash; parent > sub && parent[-1] != '/'; parent--)
 		;
-	plen = base - parent;
-	for (size_t i = 0; i < GV_ARRAY_SIZE(dirs); i++)
-		if (strlen(dirs[i]) == plen && !memcmp(parent, dirs[i], plen))
-			return true;
-	return false;
+	plen = slash - parent;
+	return (plen == 2 && ((parent[0] == 'f' && parent[1] == 'd') ||
+			      (parent[0] == 'n' && parent[1] == 's'))) ||
+	       (plen == 9 && !memcmp(parent, "map_files", 9));
+}
+
+bool gv_data_proc_link(struct gv_ctx *ctx, const char *sub)
+{
+	return gv_data_proc_link_at(ctx, sub, strrchr(sub, '/'));
 }
 
 bool gv_data_is_file(const struct gv_req *req)

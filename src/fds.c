@@ -62,7 +62,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -285,9 +285,10 @@ GV_HOT unsigned long gv_fork_gen(void)
 /*
  * The id first, then its generation: a signal handler that interrupts
  * this and calls us again on this thread never pairs the new generation
- * with the parent's id.
+ * with the parent's id. Inline in gv_fd_own(), which every descriptor
+ * the library opens goes through.
  */
-GV_HOT pid_t gv_tid(void)
+static inline __attribute__((always_inline)) pid_t gv_tid_now(void)
 {
 	unsigned long gen = gv_fork_gen();
 
@@ -299,6 +300,11 @@ GV_HOT pid_t gv_tid(void)
 		gv_me.gen = gen;
 	}
 	return gv_me.tid;
+}
+
+GV_HOT pid_t gv_tid(void)
+{
+	return gv_tid_now();
 }
 
 /* Tests: check by pid from now on, as where MADV_WIPEONFORK is missing. */
@@ -365,7 +371,7 @@ GV_HOT int gv_fd_own(int fd)
 	struct gv_fd_table *t;
 	struct gv_fd_entry *e;
 	uint64_t done;
-	pid_t tid = gv_tid();	/* checks the process */
+	pid_t tid = gv_tid_now();	/* checks the process */
 
 	t = gv_fd_level((void **)&gv_fd.fds, sizeof(*t), true);
 	e = gv_fd_slot(t, fd, true);
@@ -378,7 +384,8 @@ GV_HOT int gv_fd_own(int fd)
 	return fd;
 }
 
-GV_HOT void gv_fd_disown(int fd)
+/* Inline in gv_fd_flush() too, which disowns a call's descriptors. */
+static inline __attribute__((always_inline)) void gv_fd_disown_now(int fd)
 {
 	struct gv_fd_table *t;
 	struct gv_fd_entry *e;
@@ -393,6 +400,11 @@ GV_HOT void gv_fd_disown(int fd)
 						     __ATOMIC_SEQ_CST),
 			 __ATOMIC_SEQ_CST);
 	__atomic_store_n(&e->own, 0, __ATOMIC_SEQ_CST);
+}
+
+GV_HOT void gv_fd_disown(int fd)
+{
+	gv_fd_disown_now(fd);
 }
 
 /*
@@ -518,22 +530,44 @@ __attribute__((constructor)) static void gv_fds_init(void)
  */
 static int gv_have_close_range = 1;
 
-static int gv_int_cmp(const void *a, const void *b)
+/*
+ * The numbers a call opens come mostly in rising order, a few out of it
+ * (a directory kept for later, $ORIGIN last): an insertion sort does that
+ * in a pass, where qsort() merges through a buffer and calls a comparison
+ * for every step (some 100 instructions a descriptor).
+ */
+static void gv_fd_sort(int *fd, unsigned int n)
 {
-	return *(const int *)a - *(const int *)b;
+	for (unsigned int i = 1; i < n; i++) {
+		int v = fd[i];
+		unsigned int lo = 0, hi = i - 1, mid;
+
+		if (fd[hi] <= v)
+			continue;
+		/* the first of fd[0, i) greater than @v: fd[hi] is one */
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (fd[mid] > v)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		/* $ORIGIN, opened first and closed last: one move */
+		memmove(fd + hi + 1, fd + hi, (i - hi) * sizeof(*fd));
+		fd[hi] = v;
+	}
 }
 
 void gv_fd_flush(struct gv_closer *c)
 {
 	unsigned int i = 0, j;
 
-	if (c->n > 1)
-		qsort(c->fd, c->n, sizeof(c->fd[0]), gv_int_cmp);
+	gv_fd_sort(c->fd, c->n);
 	while (i < c->n) {
 		for (j = i + 1; j < c->n && c->fd[j] == c->fd[j - 1] + 1; j++)
 			;
 		for (unsigned int k = i; k < j; k++)
-			gv_fd_disown(c->fd[k]);
+			gv_fd_disown_now(c->fd[k]);
 		if (j - i == 1 ||
 		    !__atomic_load_n(&gv_have_close_range, __ATOMIC_RELAXED) ||
 		    syscall(SYS_close_range, c->fd[i], c->fd[j - 1], 0)) {

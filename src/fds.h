@@ -18,10 +18,14 @@ int gv_fd_own(int fd);			/* returns @fd */
 void gv_fd_disown(int fd);
 void gv_fd_close(int fd);		/* disown, close; -1 is ignored */
 void gv_fd_close_cleanup(void *arg);	/* pthread_cleanup_push(): int * */
-/* Descriptors a call closes later, many in one close_range(2). */
+/*
+ * Descriptors a call closes later, many in one close_range(2): 128, so
+ * that a call of 64 files closes them and $ORIGIN in one (64 made it
+ * flush in the middle, and once more at the end, with a lone close(2)).
+ */
 struct gv_closer {
 	unsigned int n;
-	int fd[64];
+	int fd[128];
 };
 void gv_fd_defer(struct gv_closer *c, int fd);	/* -1 is ignored */
 void gv_fd_flush(struct gv_closer *c);

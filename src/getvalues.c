@@ -204,6 +204,7 @@ static void gv_ctx_release(struct gv_ctx *ctx)
 	gv_groups_release(ctx);
 	if (!ctx->origin_borrowed)
 		gv_fd_defer(&ctx->closing, ctx->origin);
+	gv_uaccess_defer(&ctx->closing);
 	gv_fd_flush(&ctx->closing);
 	free(ctx->sfs);
 }

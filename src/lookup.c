@@ -27,12 +27,14 @@
 
 /*
  * Not empty is checked by the caller where it matters; here: no leading or
- * trailing '/', no "//", no "." or ".." component.
+ * trailing '/', no "//", no "." or ".." component. *@slash gets the last
+ * '/' of a valid @sub, NULL if none: one pass for what the lookups ask.
  */
-bool gv_subpath_valid(const char *sub)
+bool gv_subpath_check(const char *sub, const char **slash)
 {
 	const char *c = sub;
 
+	*slash = NULL;
 	if (!*sub)
 		return true;
 	if (*sub == '/')
@@ -43,13 +45,20 @@ bool gv_subpath_valid(const char *sub)
 
 		if (n == 0)		/* "//" or a trailing '/' */
 			return false;
-		if ((n == 1 && c[0] == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
+		if (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.')))
 			return false;
 		if (!*end)
 			return true;
+		*slash = end;
 		c = end + 1;
 	}
+}
+
+bool gv_subpath_valid(const char *sub)
+{
+	const char *slash;
+
+	return gv_subpath_check(sub, &slash);
 }
 
 /*
@@ -177,16 +186,16 @@ int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs)
 		if (!ctx->sfs)
 			return -ENOMEM;
 		ctx->statfs_err = fstatfs(ctx->origin, ctx->sfs) ? -errno : 0;
+		ctx->fs_magic = ctx->statfs_err ? 0 : (uint32_t)ctx->sfs->f_type;
 		ctx->have_statfs = true;
 	}
 	*sfs = ctx->sfs;
 	return ctx->statfs_err;
 }
 
-bool gv_origin_on_procfs(struct gv_ctx *ctx)
+uint32_t gv_origin_magic_slow(struct gv_ctx *ctx)
 {
 	const struct statfs *sfs;
 
-	return !gv_origin_statfs(ctx, &sfs) &&
-	       (uint32_t)sfs->f_type == PROC_SUPER_MAGIC;
+	return gv_origin_statfs(ctx, &sfs) ? 0 : ctx->fs_magic;
 }

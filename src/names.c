@@ -54,11 +54,24 @@ void gv_groups_release(struct gv_ctx *ctx)
 			gv_top[i]->release(ctx);
 }
 
+/*
+ * Whether @s is the @len bytes at @name. Names of groups are a few bytes
+ * long and mostly part at the first: compared here, byte by byte, with no
+ * strlen() and memcmp() of every group for every name.
+ */
+static inline bool gv_name_is(const char *s, const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != name[i])	/* s's NUL parts from any name byte */
+			return false;
+	return !s[len];
+}
+
 static const struct gv_group *gv_find_group(const char *name, size_t len)
 {
 	for (size_t i = 0; i < GV_ARRAY_SIZE(gv_top); i++)
-		if (strlen(gv_top[i]->name) == len &&
-		    !memcmp(gv_top[i]->name, name, len))
+		if (gv_top[i]->name[0] == name[0] &&
+		    gv_name_is(gv_top[i]->name, name, len))
 			return gv_top[i];
 	return NULL;
 }
@@ -71,6 +84,24 @@ static const struct gv_field *gv_find_field(const struct gv_field *f,
 		    !f->name[len])
 			return f;
 	return NULL;
+}
+
+/*
+ * Whether @name's group part is the group name @gname, and its length into
+ * *@glen: one pass for the group of the name before, which most names
+ * share.
+ */
+static inline bool gv_group_at(const char *gname, const char *name,
+			       size_t *glen)
+{
+	size_t i = 0;
+
+	while (gname[i] && gname[i] == name[i])
+		i++;
+	if (gname[i] || (name[i] && name[i] != ':'))
+		return false;
+	*glen = i;
+	return true;
 }
 
 /* mntns IDs: decimal digits only, fitting in 32 bits. */
@@ -94,9 +125,12 @@ static bool gv_parse_id(const char *s, size_t len, uint32_t *id)
 /* The length of the group part of @name: up to its first ':', if any. */
 static size_t gv_group_len(const char *name)
 {
-	const char *colon = strchr(name, ':');
+	size_t n = 0;
 
-	return colon ? (size_t)(colon - name) : strlen(name);
+	/* a few bytes to the ':' mostly: no strchr() and strlen() */
+	while (name[n] && name[n] != ':')
+		n++;
+	return n;
 }
 
 /*
@@ -166,17 +200,25 @@ static void gv_parse_rest(const struct gv_group *g, const char *rest,
  * Parse the expanded name @name into @req. Returns the length of the prefix
  * a following ":REST" would reuse (0: none).
  */
-static size_t gv_parse_one(const char *name, struct gv_req *req)
+static size_t gv_parse_one(const char *name, struct gv_req *req,
+			   const struct gv_group *hint)
 {
-	size_t glen = gv_group_len(name);
 	const struct gv_group *g;
+	size_t glen;
 
 	*req = (struct gv_req){ 0 };
 	if (!*name) {
 		req->group = &gv_group_top;
 		return 0;	/* the list of groups: no prefix */
 	}
-	g = gv_find_group(name, glen);
+	/* (the list of groups has no name to match: never a hint) */
+	if (hint && hint != &gv_group_top &&
+	    gv_group_at(hint->name, name, &glen)) {
+		g = hint;
+	} else {
+		glen = gv_group_len(name);
+		g = gv_find_group(name, glen);
+	}
 	req->group = g;
 	req->follow = g == &gv_group_stat;
 	if (!g)
@@ -310,6 +352,11 @@ struct gv_parser {
 	 */
 	struct gv_req base;
 	bool base_ok;
+	/*
+	 * The group of the name before, whose "GROUP:" the prefix holds
+	 * (unless its len was reset since): most vectors keep to one or two.
+	 */
+	const struct gv_group *group;
 	char full[GV_FULL_SIZE];	/* a shorthand written out */
 };
 
@@ -370,7 +417,7 @@ static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
 		}
 		name = gv_prefix_expand(&ps->prefix, name, len, ps->full);
 	}
-	plen = gv_parse_one(name, req);
+	plen = gv_parse_one(name, req, ps->group);
 	if (name == ps->full && req->arg) {
 		keep = gv_str_alloc(&ps->names->expanded, ps->prefix.len + len);
 		if (!keep) {
@@ -381,7 +428,11 @@ static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
 		memcpy(keep, ps->full, ps->prefix.len + len);
 		req->arg = keep + (req->arg - ps->full);
 	}
-	gv_prefix_take(&ps->prefix, name, plen);
+	/* "GROUP:" of the name before, the same group: the prefix holds it */
+	if (!req->group || req->group != ps->group || plen != ps->prefix.len ||
+	    req->group->syntax == GV_SYNTAX_ID_FIELD)
+		gv_prefix_take(&ps->prefix, name, plen);
+	ps->group = req->group;
 	gv_parser_base(ps, req);
 }
 
@@ -403,6 +454,7 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	ps.names = names;
 	ps.prefix.len = 0;
 	ps.base_ok = false;
+	ps.group = NULL;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,
 			     num * (sizeof(*src) + sizeof(*raw) +

@@ -16,6 +16,9 @@
 #include "common.h"
 
 void gv_uaccess_end(void);	/* at the end of a call */
+struct gv_closer;
+/* ... or, before its descriptors are closed: its pipe goes with them */
+void gv_uaccess_defer(struct gv_closer *c);
 int gv_copy_from_user(void *dst, uintptr_t src, size_t len);
 ssize_t gv_read_into_user(int fd, uintptr_t dst, size_t len, size_t chunk);
 int gv_copy_to_user(uintptr_t dst, const void *src, size_t len);
