@@ -444,16 +444,21 @@ static void drop_addresses(struct ls_run *l, struct ls_run *g)
 	drop_err_lines(g, gvlsof_lines);
 }
 
-/* Whether @args keep the output to the processes they name (-a -p). */
+/*
+ * Whether @args keep the output to the processes they name (-a -p, and
+ * no other ends of their files): then the two runs must agree at once.
+ */
 static bool only_named(const char *const *args)
 {
-	bool a = false, p = false;
+	bool a = false, p = false, e = false;
 
 	for (; *args; args++) {
 		a |= !strcmp(*args, "-a");
 		p |= !strcmp(*args, "-p");
+		/* +E/-E show the other ends, in whatever process holds them */
+		e |= !strcmp(*args, "+E") || !strcmp(*args, "-E");
 	}
-	return a && p;
+	return a && p && !e;
 }
 
 static bool same_runs(const struct ls_run *l, const struct ls_run *g)
