@@ -86,11 +86,11 @@ struct gv_ctx {
 	/* ... and the entries themselves, for where their values go */
 	const struct name_val *vec;
 
-	/* data_policy.c: how the data: values are fetched (enum gv_batch_state) */
+	/* data_policy.c: how data: values are fetched (gv_batch_state) */
 	int batch_state;
 	struct gv_batch *batch;
-	bool running;		/* counted in data_policy.c's calls running */
-	/* data_policy.c: auto's measurement of this call (cost.h); t0 0: none */
+	bool running;		/* in data_policy.c's calls running */
+	/* data_policy.c: auto's measure of this call (cost.h); t0 0: none */
 	uint64_t cost_t0;
 	size_t cost_files;
 	uint8_t cost_class, cost_mech;

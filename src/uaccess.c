@@ -274,7 +274,8 @@ static size_t gv_landed(const struct iovec *l, size_t k, ssize_t got)
  * caller's page anew for every iovec (95 ns each on a VM with page-table
  * isolation, 330 ns on an AMD EPYC), where a readv(2) from a pipe copies
  * a piece in a few; the pipe's pipe2(2), writev(2), readv(2) and closing
- * cost 5.3 us there, against 21.6 us for the 65 pieces of 64 files. readv(2) stops at the first piece that faults, as
+ * cost 5.3 us there, against 21.6 us for the 65 pieces of 64 files.
+ * readv(2) stops at the first piece that faults, as
  * process_vm_writev(2) does. Returns how many landed, from the first;
  * -1 if the pipe cannot be had (then process_vm_writev does it).
  */
