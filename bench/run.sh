@@ -104,7 +104,9 @@ done
 	echo "are noisy, so every figure is a median of repeats and the ratios"
 	echo "matter more than absolute times."
 	echo
-	echo "The machine of the last run: $machine; a getppid() costs" \
+	echo "Each section names the machine, kernel and commit it ran on:"
+	echo "\`bench/run.sh NAME\` runs again only the sections named. The"
+	echo "machine of the last run: $machine; a getppid() costs" \
 		"$plain_ns ns, $dear_ns ns under bench/syscost -k $K (the other" \
 		"kind of machine: sections marked \"system calls made dearer\")."
 	for name in "${names[@]}"; do
