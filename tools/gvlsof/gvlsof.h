@@ -573,6 +573,16 @@ void net_free(void);
 void unix_diag_peers(void (*peer)(uint64_t, uint64_t),
 		     void (*icon)(uint64_t, uint64_t));
 
+/* tcpdiag.c: a line of /proc/net/tcp or tcp6, from sock_diag */
+struct tcp_rec {
+	unsigned char la[16], fa[16];
+	int lport, fport, state;
+	unsigned long txq, rxq;
+	uint64_t inode;
+};
+
+bool tcp_diag(int af, void (*fn)(const struct tcp_rec *));
+
 /* sock.c: the TCP/TPI part of the NAME column and of -F T */
 const char *unix_state(const struct lfile *lf);
 bool has_tcptpi(const struct lfile *lf);

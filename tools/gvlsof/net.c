@@ -6,9 +6,11 @@
  * lsof parses them.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "gvlsof.h"
@@ -187,30 +189,42 @@ static bool hex_words(const char *s, unsigned char *out, int words)
 	return true;
 }
 
+/* A record of the table being read (inet_proto, inet_v6). */
+static void inet_add(const struct tcp_rec *t)
+{
+	struct sockrec *r = rec_new(inet_v6 ? SK_TCP6 : SK_TCP, t->inode);
+
+	memcpy(r->la, t->la, 16);
+	memcpy(r->fa, t->fa, 16);
+	r->lport = t->lport;
+	r->fport = t->fport;
+	r->state = t->state;
+	r->txq = t->txq;
+	r->rxq = t->rxq;
+	r->proto = inet_proto;
+	add(r);
+}
+
 static void inet_line(char *l)
 {
 	char *fp[32];
 	uint64_t lport, fport, st, txq, rxq, ino;
-	struct sockrec *r;
-	unsigned char la[16] = { 0 }, fa[16] = { 0 };
+	struct tcp_rec t = { 0 };
 	int words = inet_v6 ? 4 : 1;
 
 	if (get_fields(l, ":", fp, 32) < 14 ||
-	    !hex_words(fp[1], la, words) || !parse_u64(fp[2], 16, &lport) ||
-	    !hex_words(fp[3], fa, words) || !parse_u64(fp[4], 16, &fport) ||
+	    !hex_words(fp[1], t.la, words) || !parse_u64(fp[2], 16, &lport) ||
+	    !hex_words(fp[3], t.fa, words) || !parse_u64(fp[4], 16, &fport) ||
 	    !parse_u64(fp[5], 16, &st) || !parse_u64(fp[6], 16, &txq) ||
 	    !parse_u64(fp[7], 16, &rxq) || !parse_u64(fp[13], 0, &ino))
 		return;
-	r = rec_new(inet_v6 ? SK_TCP6 : SK_TCP, ino);
-	memcpy(r->la, la, 16);
-	memcpy(r->fa, fa, 16);
-	r->lport = (int)(lport & 0xffff);
-	r->fport = (int)(fport & 0xffff);
-	r->state = (int)st;
-	r->txq = txq;
-	r->rxq = rxq;
-	r->proto = inet_proto;
-	add(r);
+	t.lport = (int)(lport & 0xffff);
+	t.fport = (int)(fport & 0xffff);
+	t.state = (int)st;
+	t.txq = txq;
+	t.rxq = rxq;
+	t.inode = ino;
+	inet_add(&t);
 }
 
 /* ---- raw, raw6, icmp ---- */
@@ -401,6 +415,40 @@ static void inet_peers(void)
 	free(est);
 }
 
+/*
+ * Whether table @t is one tcpdiag.c can give instead: tcp and tcp6, where
+ * queue sizes are not printed (the one number sock_diag gives otherwise).
+ */
+static bool by_diag(const struct table *t)
+{
+	return t->header == inet_header && t->proto == 0 &&
+	       !(opt.ftcptpi & TCPTPI_QUEUES);
+}
+
+/* Table @t, parsed from @v (@len bytes), or from sock_diag if @v NULL. */
+static void table_load(const struct table *t, const char *v, size_t len)
+{
+	struct batch b = { .big = true };
+	size_t i;
+	int err;
+
+	inet_proto = t->proto;
+	inet_v6 = t->v6;
+	raw_kind = t->kind;
+	if (v) {
+		each_line(t->file, v, len, t->header, t->line);
+		return;
+	}
+	if (tcp_diag(t->v6 ? AF_INET6 : AF_INET, inet_add))
+		return;
+	i = batch_add(&b, "data:net/%s", t->file);
+	batch_run_proc(&b);
+	v = val(&b, i, &len, &err);
+	if (v)
+		each_line(t->file, v, len, t->header, t->line);
+	batch_free(&b);
+}
+
 /* Every table, in one getvalues() call, once per cycle. */
 void net_load(void)
 {
@@ -411,20 +459,19 @@ void net_load(void)
 		return;
 	loaded = true;
 	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
-		first[i] = batch_add(&b, "data:net/%s", tables[i].file);
+		first[i] = by_diag(&tables[i]) ? SIZE_MAX :
+			   batch_add(&b, "data:net/%s", tables[i].file);
 	batch_run_proc(&b);
 	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
 		const struct table *t = &tables[i];
-		size_t len;
+		size_t len = 0;
 		int err;
-		const char *v = val(&b, first[i], &len, &err);
+		const char *v = first[i] == SIZE_MAX ? NULL :
+				val(&b, first[i], &len, &err);
 
-		if (!v || (t->x && opt.fxopt))
+		if ((!v && first[i] != SIZE_MAX) || (t->x && opt.fxopt))
 			continue;
-		inet_proto = t->proto;
-		inet_v6 = t->v6;
-		raw_kind = t->kind;
-		each_line(t->file, v, len, t->header, t->line);
+		table_load(t, v, len);
 	}
 	batch_free(&b);
 	if (opt.nsfile && n_unix)

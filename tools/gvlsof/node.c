@@ -408,25 +408,51 @@ static struct mapped *mapped_get(const char *path)
 	return m;
 }
 
+/* The files of one maps text already given a row. */
+struct seen {
+	struct { dev_t dev; uint64_t ino; } *f;
+	size_t n, cap;
+};
+
+/* Whether file @dev, @ino had a row in @s; if not, it has now. */
+static bool map_seen(struct seen *s, dev_t dev, uint64_t ino)
+{
+	/* a file's mappings mostly follow each other: the last first */
+	for (size_t i = s->n; i-- > 0;)
+		if (s->f[i].dev == dev && s->f[i].ino == ino)
+			return true;
+	GROW(s->f, s->n, s->cap);
+	s->f[s->n].dev = dev;
+	s->f[s->n++].ino = ino;
+	return false;
+}
+
 /* lsof's process_proc_map(), up to the stat of each path. */
 void process_proc_map(struct lproc *lp, const char *v, size_t n,
 		      const struct finfo *txt, bool txt_ok, bool name_only)
 {
 	const char *q = v, *end = v + n, *line;
-	struct { dev_t dev; uint64_t ino; } *seen = NULL;
-	size_t nseen = 0, seen_cap = 0, len;
+	struct seen seen = { 0 };
+	size_t len;
 
 	while (v && next_line(&q, end, &line, &len)) {
-		char *copy = sdup_n(line, len), *fp[6], *path, *ep;
+		/* most lines are dropped: parsed in a copy on the stack */
+		char buf[512], *copy, *fp[6], *path, *ep;
 		unsigned long maj, min;
 		uint64_t ino;
 		struct pending_mem *pm;
 		struct lfile *lf;
-		bool deleted = false, dup = false;
+		bool deleted = false;
 		size_t pl;
 		dev_t dev;
 		int nf;
 
+		if (len < sizeof(buf)) {
+			copy = memcpy(buf, line, len);
+			copy[len] = 0;
+		} else {
+			copy = sdup_n(line, len);
+		}
 		/* six fields, then the path: the rest, blanks and all */
 		nf = get_fields(copy, ":", fp, 6);
 		if (nf < 6)
@@ -459,14 +485,10 @@ void process_proc_map(struct lproc *lp, const char *v, size_t n,
 		/* only a file a name argument may match can be listed */
 		if (name_only && !sfile_may_match(dev, ino))
 			continue;
-		/* a file's mappings mostly follow each other: the last first */
-		for (size_t i = nseen; i-- > 0 && !dup;)
-			dup = seen[i].dev == dev && seen[i].ino == ino;
-		if (dup)
+		if (map_seen(&seen, dev, ino))
 			continue;
-		GROW(seen, nseen, seen_cap);
-		seen[nseen].dev = dev;
-		seen[nseen++].ino = ino;
+		if (copy == buf)
+			path = sdup(path);
 		lf = alloc_lfile(lp, "mem", -1);
 		(void)lf;
 		GROW(pend, npend, pend_cap);
@@ -482,7 +504,7 @@ void process_proc_map(struct lproc *lp, const char *v, size_t n,
 		if (!pm->ep)
 			pm->m = mapped_get(path);
 	}
-	free(seen);
+	free(seen.f);
 }
 
 static int cmp_mapped(const void *a, const void *b)

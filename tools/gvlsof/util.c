@@ -285,6 +285,14 @@ bool next_line(const char **p, const char *end, const char **line,
  * field, so that two in a row make an empty one); blanks before a field
  * are skipped. At most @max fields; returns how many.
  */
+static inline bool is_sep(const char *sep, char c)
+{
+	for (; *sep; sep++)
+		if (*sep == c)
+			return true;
+	return false;
+}
+
 int get_fields(char *ln, const char *sep, char **fp, int max)
 {
 	char *cp = ln;
@@ -303,7 +311,7 @@ int get_fields(char *ln, const char *sep, char **fp, int max)
 				break;
 			}
 			if (*cp == ' ' || *cp == '\t' ||
-			    (sep && strchr(sep, *cp)))
+			    (sep && is_sep(sep, *cp)))
 				break;
 		}
 		if (*cp)
