@@ -28,6 +28,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "entry.h"
+
 #define NR_READFILE	900
 #define NR_GETVALUES	901
 #define MAX_ENTRIES	32
@@ -35,27 +37,7 @@
 #define MAX_RUNS	100000		/* fault points of one call, at most */
 #define SENTINEL_ERR	0xfa11u
 
-/*
- * The kernel's struct getvalues_entry (include/uapi/linux/getvalues.h of
- * kernel/patches/0005): 64-bit pointers and lengths, 48 bytes on every
- * ABI; the call takes its size after the count.
- */
-typedef uint64_t u64a __attribute__((aligned(8)));
-
-struct gv_buf {
-	u64a base;
-	u64a len;
-};
-
-struct gv_entry {
-	u64a name;
-	struct gv_buf value_in;
-	struct gv_buf value_out;
-	unsigned int error;
-	unsigned int reserved;
-};
-
-#define PTR(p)	((uint64_t)(uintptr_t)(p))
+/* where the kernel put the value of entry @e (struct gv_entry: entry.h) */
 #define OUT(e)	((const char *)(uintptr_t)(e)->value_out.base)
 
 /* One call of the set. */

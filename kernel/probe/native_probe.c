@@ -44,7 +44,7 @@
 
 /*
  * The kernel's entry, struct getvalues_entry of include/uapi/linux/
- * getvalues.h (kernel/patches/0005): 64-bit pointers and lengths, the same
+ * getvalues.h (kernel/patches/0007): 64-bit pointers and lengths, the same
  * 48 bytes on every ABI; the call takes its size as the fifth argument.
  */
 typedef uint64_t probe_u64 __attribute__((aligned(8)));

@@ -416,37 +416,22 @@ static void unix_diag_msg(const struct nlmsghdr *hp,
 /* A sock_diag dump request for every unix socket, its peer and icons. */
 static int unix_diag_request(void)
 {
-	struct {
-		struct nlmsghdr nlh;
-		struct unix_diag_req req;
-	} msg = {
-		.nlh = {
-			.nlmsg_len = sizeof(msg),
-			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
-			.nlmsg_flags = NLM_F_DUMP | NLM_F_REQUEST,
-		},
-		.req = {
-			.sdiag_family = AF_UNIX,
-			.udiag_states = ~0U,
-			.udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_ICONS,
-		},
+	struct unix_diag_req req = {
+		.sdiag_family = AF_UNIX,
+		.udiag_states = ~0U,
+		.udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_ICONS,
 	};
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int ns = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-			NETLINK_SOCK_DIAG);
+	bool made;
+	int ns = diag_send(&req, sizeof(req), &made);
 
-	if (ns < 0) {
+	if (ns < 0 && !made) {
 		fprintf(stderr, "%s: netlink socket error: %s\n", opt.pn,
 			strerror(errno));
 		exit(1);
 	}
-	if (sendto(ns, &msg, sizeof(msg), 0, (struct sockaddr *)&sa,
-		   sizeof(sa)) < 0) {
+	if (ns < 0)
 		fprintf(stderr, "%s: netlink peer request error: %s\n", opt.pn,
 			strerror(errno));
-		close(ns);
-		return -1;
-	}
 	return ns;
 }
 

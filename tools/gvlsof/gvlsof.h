@@ -582,6 +582,8 @@ struct tcp_rec {
 };
 
 bool tcp_diag(int af, void (*fn)(const struct tcp_rec *));
+/* a sock_diag dump request sent (endpoint.c's too): the socket, or -1 */
+int diag_send(const void *req, size_t len, bool *sent);
 
 /* sock.c: the TCP/TPI part of the NAME column and of -F T */
 const char *unix_state(const struct lfile *lf);

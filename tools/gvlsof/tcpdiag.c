@@ -12,9 +12,11 @@
  * for one number: a listening socket's send queue, which the table prints
  * as write_seq - snd_una and sock_diag as the backlog limit. So the dump
  * is used only where queue sizes are not printed (-T without q), and the
- * table is read as before wherever the dump cannot be had.
+ * table is read as before wherever the dump cannot be had. The request
+ * itself is sent by diag_send(), endpoint.c's unix dump's too.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -33,36 +35,57 @@
  */
 #define TABLE_STATES	(((1U << 13) - 1) & ~1U)
 
-/* A dump request for every TCP socket of family @af; -1 if none. */
-static int tcp_diag_request(int af)
+/*
+ * A sock_diag dump request, @req of @len bytes after the netlink header,
+ * sent on a new NETLINK_SOCK_DIAG socket: the socket, or -1 with errno
+ * set and *@sent saying whether the socket was made.
+ */
+int diag_send(const void *req, size_t len, bool *sent)
 {
 	struct {
 		struct nlmsghdr nlh;
-		struct inet_diag_req_v2 req;
+		unsigned char req[64];
 	} msg = {
 		.nlh = {
-			.nlmsg_len = sizeof(msg),
+			.nlmsg_len = NLMSG_LENGTH(len),
 			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			.nlmsg_flags = NLM_F_DUMP | NLM_F_REQUEST,
 		},
-		.req = {
-			.sdiag_family = (unsigned char)af,
-			.sdiag_protocol = IPPROTO_TCP,
-			.idiag_states = TABLE_STATES,
-		},
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int ns = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-			NETLINK_SOCK_DIAG);
+	int ns, err;
 
+	*sent = false;
+	if (len > sizeof(msg.req)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(msg.req, req, len);
+	ns = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (ns < 0)
 		return -1;
-	if (sendto(ns, &msg, sizeof(msg), 0, (struct sockaddr *)&sa,
+	*sent = true;
+	if (sendto(ns, &msg, msg.nlh.nlmsg_len, 0, (struct sockaddr *)&sa,
 		   sizeof(sa)) < 0) {
+		err = errno;
 		close(ns);
+		errno = err;
 		return -1;
 	}
 	return ns;
+}
+
+/* A dump request for every TCP socket of family @af; -1 if none. */
+static int tcp_diag_request(int af)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = (unsigned char)af,
+		.sdiag_protocol = IPPROTO_TCP,
+		.idiag_states = TABLE_STATES,
+	};
+	bool made;
+
+	return diag_send(&req, sizeof(req), &made);
 }
 
 /* One message as the table's line would give it. */
