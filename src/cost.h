@@ -22,6 +22,12 @@ enum gv_cost_class {
 	GV_COST_MEMORY,		/* tmpfs, ramfs, ... */
 	GV_COST_DISK,		/* ext4, xfs, btrfs, f2fs */
 	GV_COST_OTHER,		/* anything else */
+	/*
+	 * not files: the mntns list (mnt.c), per mount, where GV_MECH_SYNC
+	 * stands for listmount() and a statmount() per mount, and
+	 * GV_MECH_URING for one read of mountinfo's text
+	 */
+	GV_COST_MNTLIST,
 	GV_COST_CLASSES,
 };
 

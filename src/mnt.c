@@ -20,16 +20,20 @@
  *
  * Which one auto takes depends on the call (bench/mounts): statmount()
  * answers for one mount in a few microseconds, where mountinfo costs the
- * whole table (some 0.6 ms for 1000 mounts); but a statmount() per mount
- * costs some 2 us, three times what mountinfo costs a mount. So a call
- * that lists the namespace, or asks of GV_MNT_BULK mounts or more by ID,
- * reads mountinfo; the others use statmount().
+ * whole table (some 1.3 ms for 1000 mounts); but a statmount() of every
+ * string of a mount costs some 2.4 us, twice what mountinfo costs a mount.
+ * So a call that asks of GV_MNT_BULK mounts or more by ID, or lists the
+ * namespace and asks more than IDs, reads mountinfo; the others use
+ * statmount(). The bare list takes whichever of listmount() (and a
+ * statmount() of the IDs per mount) and mountinfo's text costs less per
+ * mount as measured where it runs: gv_mntns_list_auto().
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost.h"
 #include "groups.h"
 #include "lookup.h"
 #include "mnt.h"
@@ -169,6 +173,34 @@ static struct gv_mnt_cache *gv_mnt_take(void)
 	return c;
 }
 
+/*
+ * What the whole call will ask of its mounts, and whether that is the
+ * whole table at once (bulk): many mounts by ID, or the list with any fact
+ * of its mounts beyond their IDs. The list alone is not: its IDs may come
+ * cheaper from listmount() (gv_mntns_list_auto()).
+ */
+static void gv_mnt_plan(const struct gv_ctx *ctx, struct gv_mnt_cache *c)
+{
+	bool list = false;
+
+	for (size_t i = 0, ids = 0, last = 0; i < ctx->nreqs; i++) {
+		const struct gv_req *r = &ctx->reqs[i];
+
+		if ((r->group == &gv_group_mnt || r->group == &gv_group_mntns) &&
+		    r->field)
+			c->need |= r->field->arg2;
+		if (r->group != &gv_group_mntns || r->err)
+			continue;
+		if (!r->has_id)
+			list = true;
+		else if (r->id != last && ++ids == GV_MNT_BULK)
+			c->bulk = true;
+		last = r->id;
+	}
+	if (list && (c->need & ~GV_MK_BASIC))
+		c->bulk = true;
+}
+
 static struct gv_mnt_cache *gv_mnt_cache(struct gv_ctx *ctx)
 {
 	struct gv_mnt_cache *c = ctx->mnt;
@@ -180,20 +212,7 @@ static struct gv_mnt_cache *gv_mnt_cache(struct gv_ctx *ctx)
 		return NULL;
 	pthread_once(&gv_mnt_env_once, gv_mnt_read_env);
 	c->source = __atomic_load_n(&gv_mnt_forced, __ATOMIC_RELAXED);
-	/* what the whole call will ask of its mounts */
-	for (size_t i = 0, ids = 0, last = 0; i < ctx->nreqs; i++) {
-		const struct gv_req *r = &ctx->reqs[i];
-
-		if ((r->group == &gv_group_mnt || r->group == &gv_group_mntns) &&
-		    r->field)
-			c->need |= r->field->arg2;
-		if (r->group != &gv_group_mntns || r->err)
-			continue;
-		/* the list, or many mounts by ID: the whole table at once */
-		if (!r->has_id || (r->id != last && ++ids == GV_MNT_BULK))
-			c->bulk = true;
-		last = r->id;
-	}
+	gv_mnt_plan(ctx, c);
 	if (c->source == GV_MNT_AUTO && c->bulk)
 		c->use_mountinfo = true;
 	ctx->mnt = c;
@@ -280,11 +299,15 @@ static int gv_ns_add(struct gv_mnt_cache *c, uint32_t id)
 /*
  * One more stretch of listmount(), each new mount fetched with statmount()
  * and kept. Stretches grow, so that looking up one ID early in the list is
- * cheap and listing ten thousand mounts takes few listmount() calls.
+ * cheap; the list (@all) takes the longest at once: 3 listmount() calls
+ * for ten thousand mounts, not 9.
  */
-static int gv_mnt_scan_step(struct gv_mnt_cache *c)
+#define GV_MNT_STRETCH 4096
+
+static int gv_mnt_scan_step(struct gv_mnt_cache *c, bool all)
 {
-	size_t max = c->ns_n < 64 ? 64 : c->ns_n < 4096 ? c->ns_n : 4096;
+	size_t max = all || c->ns_n >= GV_MNT_STRETCH ? GV_MNT_STRETCH :
+		     c->ns_n < 64 ? 64 : c->ns_n;
 	uint64_t *ids = malloc(max * sizeof(*ids));
 	long n;
 	int err = 0;
@@ -363,7 +386,7 @@ static int gv_sm_by_id(struct gv_mnt_cache *c, uint32_t id,
 			return 0;
 		if (c->scan_done)
 			return -ENOENT;
-		err = gv_mnt_scan_step(c);
+		err = gv_mnt_scan_step(c, false);
 		if (err)
 			return err;
 	}
@@ -541,22 +564,72 @@ static int gv_mntns_item(struct gv_out *out, uint32_t id)
 
 /*
  * The list from mountinfo: from its index when an entry of the call made
- * it already, else from the first field of each line alone.
+ * it already, else from the first field of each line alone. @*n: how many.
  */
-static int gv_mntns_list_mi(struct gv_mnt_cache *c, struct gv_out *out)
+static int gv_mntns_list_mi(struct gv_mnt_cache *c, struct gv_out *out,
+			    size_t *n)
 {
 	const char *pos = c->mi_text, *end = pos + c->mi_len;
 	uint32_t id;
 	int err = 0, more;
 
+	*n = 0;
 	if (c->mi_state == GV_MI_INDEXED) {
 		for (size_t i = 0; i < c->mi.n && !err; i++)
 			err = gv_mntns_item(out, c->mi.v[i]->id);
+		*n = c->mi.n;
 		return err;
 	}
-	while (!err && (more = gv_mountinfo_next_id(&pos, end, &id)) > 0)
+	while (!err && (more = gv_mountinfo_next_id(&pos, end, &id)) > 0) {
 		err = gv_mntns_item(out, id);
+		++*n;
+	}
 	return err ? err : more;
+}
+
+/* The list from listmount(), a statmount() per mount. */
+static int gv_mntns_list_sm(struct gv_mnt_cache *c, struct gv_out *out)
+{
+	int err = 0;
+
+	while (!c->scan_done && !err)
+		err = gv_mnt_scan_step(c, true);
+	for (size_t i = 0; i < c->ns_n && !err; i++)
+		err = gv_mntns_item(out, c->ns_ids[i]);
+	return err;
+}
+
+/* mounts in the last list: the size of call the next is learned as */
+static size_t gv_mnt_list_size = 128;
+
+/*
+ * The bare list in auto mode, where statmount() works: from listmount()
+ * or from mountinfo's text, whichever costs less per mount where it runs
+ * (cost.c, GV_COST_MNTLIST). A statmount() per mount costs a system call
+ * each: 0.65 us a mount where one costs 120 ns, against 1.3 us for the
+ * text, but more than the text where one costs 900 ns (bench/mounts under
+ * bench/syscost). Mountinfo unreadable: listmount().
+ */
+static int gv_mntns_list_auto(struct gv_mnt_cache *c, struct gv_out *out)
+{
+	size_t n = __atomic_load_n(&gv_mnt_list_size, __ATOMIC_RELAXED);
+	enum gv_mech m = gv_cost_decide(GV_COST_MNTLIST, n, GV_MECH_SYNC);
+	uint64_t t0 = gv_cost_now();
+	int err = 1;
+
+	if (m == GV_MECH_URING && !gv_mountinfo_text(c))
+		err = gv_mntns_list_mi(c, out, &n);
+	if (err > 0) {
+		m = GV_MECH_SYNC;
+		err = gv_mntns_list_sm(c, out);
+		n = c->ns_n;
+	}
+	if (err)
+		return err;
+	__atomic_store_n(&gv_mnt_list_size, n, __ATOMIC_RELAXED);
+	if (gv_cost_learning())
+		gv_cost_record(GV_COST_MNTLIST, n, m, gv_cost_now() - t0);
+	return 0;
 }
 
 /* "mntns": the 32-bit IDs of every mount reachable from our root. */
@@ -566,26 +639,25 @@ static int gv_mntns_list(struct gv_ctx *ctx, const struct gv_req *req,
 	struct gv_mnt_cache *c = gv_mnt_cache(ctx);
 	int err = 0;
 
+	size_t n;
+
 	(void)req;
 	if (!c)
 		return -ENOMEM;
 	if (c->source == GV_MNT_BAD)
 		return -ENOSYS;
 	if (gv_mnt_statmount(c)) {
-		while (!c->scan_done && !err)
-			err = gv_mnt_scan_step(c);
-		if (!err) {
-			for (size_t i = 0; i < c->ns_n && !err; i++)
-				err = gv_mntns_item(out, c->ns_ids[i]);
-			return err;
-		}
-		if (!gv_mnt_fall_back(c, err))
+		if (c->source == GV_MNT_AUTO)
+			err = gv_mntns_list_auto(c, out);
+		else
+			err = gv_mntns_list_sm(c, out);
+		if (!err || !gv_mnt_fall_back(c, err))
 			return err;
 	}
 	err = gv_mountinfo_text(c);
 	if (err && gv_mnt_unbulk(c))
 		return gv_mntns_list(ctx, req, out);
-	return err ? err : gv_mntns_list_mi(c, out);
+	return err ? err : gv_mntns_list_mi(c, out, &n);
 }
 
 /* "mntns:ID": the field names, once ID is known to exist. */

@@ -23,6 +23,7 @@
 
 #include <getvalues.h>
 
+#include "cost.h"
 #include "internal.h"
 #include "lib/mountinfo.h"
 #include "lib/tap.h"
@@ -293,10 +294,13 @@ static unsigned long long rchar(void)
 
 /*
  * A call asking every field of every mount reads mountinfo once: forced,
- * and in auto mode, which reads the whole table for a bulk call (the list,
- * or GV_MNT_BULK mounts by ID or more).
+ * and in auto mode, which reads the whole table for a bulk call (the list
+ * with more than IDs, or GV_MNT_BULK mounts by ID or more). The bare list
+ * before it comes, in auto mode, from listmount() or mountinfo, whichever
+ * costs less as measured (the prior: listmount()). The two calls read
+ * mountinfo @times times between them.
  */
-static int mountinfo_once_as(const char *source)
+static int mountinfo_once_as(const char *source, unsigned int times)
 {
 	unsigned long long before, used, size = 0;
 	char buf[4096];
@@ -314,17 +318,47 @@ static int mountinfo_once_as(const char *source)
 	used = rchar() - before;
 	printf("# %s: mountinfo is %llu bytes; two calls read %llu\n",
 	       source, size, used);
-	return used < size || used > 3 * size;
+	return used + size / 2 < times * size || used > times * size + size / 2;
 }
+
+static bool have_statmount;
 
 static int mountinfo_once(void)
 {
-	return mountinfo_once_as("mountinfo");
+	return mountinfo_once_as("mountinfo", 2);
 }
 
 static int mountinfo_once_auto(void)
 {
-	return mountinfo_once_as("auto");
+	gv_cost_test_mode(GV_COST_PRIORS);
+	return mountinfo_once_as("auto", have_statmount ? 1 : 2);
+}
+
+/*
+ * auto's bare list by injected costs per mount: from mountinfo where its
+ * text costs less than a statmount() per mount (system calls made dear),
+ * from listmount() where it costs more.
+ */
+static int list_by_cost(enum gv_mech cheap)
+{
+	gv_cost_test_mode(GV_COST_INJECTED);
+	gv_cost_test_reset();
+	for (size_t n = 1; n <= 1024; n *= 2)
+		for (int i = 0; i < 2; i++) {
+			gv_cost_record(GV_COST_MNTLIST, n, cheap, 100 * n);
+			gv_cost_record(GV_COST_MNTLIST, n, !cheap, 5000 * n);
+		}
+	return mountinfo_once_as("auto", cheap == GV_MECH_URING ? 2 : 1);
+}
+
+static int list_by_cost_text(void)
+{
+	return list_by_cost(GV_MECH_URING);
+}
+
+static int list_by_cost_listmount(void)
+{
+	return list_by_cost(GV_MECH_SYNC);
 }
 
 /* With statmount(), auto answers a few mounts by ID without mountinfo. */
@@ -356,9 +390,11 @@ int main(void)
 {
 	bool have = mnt_have_statmount();
 
+	have_statmount = have;
+
 	/* the library's own sources: not the native system call's */
 	gv_backend_force(GV_BACKEND_SYNC);
-	tap_plan(12);
+	tap_plan(14);
 	tap_is_long(in_child(env_bad), 0,
 		    "GETVALUES_MOUNT_SOURCE=kernel (unknown): ENOSYS");
 	tap_is_long(in_child(env_mountinfo), 0,
@@ -389,10 +425,22 @@ int main(void)
 		tap_is_long(in_child(mountinfo_once), 0,
 			    "mountinfo is read once per call, not once per name");
 		tap_is_long(in_child(mountinfo_once_auto), 0,
-			    "auto: a call for every mount reads mountinfo once");
+			    "auto: a call for every mount reads mountinfo "
+			    "once, the bare list none with statmount()");
 	} else {
 		tap_skip(2, "kernel without task I/O accounting "
 			 "(CONFIG_TASK_IO_ACCOUNTING: /proc/self/io)");
+	}
+	if (have && access("/proc/self/io", R_OK) == 0) {
+		tap_is_long(in_child(list_by_cost_text), 0,
+			    "auto: the list from mountinfo where it costs less "
+			    "(injected costs)");
+		tap_is_long(in_child(list_by_cost_listmount), 0,
+			    "auto: the list from listmount() where it costs "
+			    "less (injected costs)");
+	} else {
+		tap_skip(2, "needs statmount() (Linux 6.8) and "
+			 "/proc/self/io (CONFIG_TASK_IO_ACCOUNTING)");
 	}
 	if (have && access("/proc/self/io", R_OK) == 0)
 		tap_is_long(in_child(few_by_statmount), 0,
