@@ -637,9 +637,8 @@ static int gv_mntns_list(struct gv_ctx *ctx, const struct gv_req *req,
 			 struct gv_out *out)
 {
 	struct gv_mnt_cache *c = gv_mnt_cache(ctx);
-	int err = 0;
-
 	size_t n;
+	int err = 0;
 
 	(void)req;
 	if (!c)
