@@ -2,6 +2,7 @@
 /*
  * tap.c - the Test Anything Protocol writer behind tap.h.
  */
+#include <errno.h>
 #include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,28 +45,67 @@ static int tap_planned = -1;
 static int tap_count;
 static int tap_failed;
 
+/*
+ * Every line goes out in one write(2), retried until it is all written:
+ * stdio drops a line whose write a signal interrupts (EINTR, or a short
+ * write to a terminal), and some programs keep an interval timer running
+ * without SA_RESTART while they report (the kcheck guest's stdout is a
+ * serial port, where writes wait long enough to be interrupted).
+ */
+static void tap_write(const char *s, size_t n)
+{
+	ssize_t w;
+
+	fflush(stdout);		/* whatever the program printf()ed comes first */
+	while (n) {
+		w = write(STDOUT_FILENO, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= w;
+	}
+}
+
 static void tap_vline(const char *prefix, const char *fmt, va_list ap)
 {
-	printf("%s", prefix);
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
+	char *body, *line;
+	int n;
+
+	if (vasprintf(&body, fmt, ap) < 0)
+		return;
+	n = asprintf(&line, "%s%s\n", prefix, body);
+	free(body);
+	if (n < 0)
+		return;
+	tap_write(line, n);
+	free(line);
+}
+
+static void tap_line(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void tap_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vline("", fmt, ap);
+	va_end(ap);
 }
 
 void tap_plan(int n)
 {
 	tap_planned = n;
-	printf("1..%d\n", n);
-	fflush(stdout);
+	tap_line("1..%d", n);
 }
 
 int tap_done(void)
 {
 	if (tap_planned < 0)
-		printf("1..%d\n", tap_count);
+		tap_line("1..%d", tap_count);
 	else if (tap_planned != tap_count)
-		printf("# planned %d checks, ran %d\n", tap_planned, tap_count);
-	fflush(stdout);
+		tap_line("# planned %d checks, ran %d", tap_planned, tap_count);
 	if (tap_failed)
 		return 1;
 	return tap_planned < 0 || tap_planned == tap_count ? 0 : 1;
@@ -96,9 +136,8 @@ bool tap_todo(bool cond, const char *reason, const char *fmt, ...)
 	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
 	tap_count++;
-	printf("%sok %d - %s # TODO %s\n", cond ? "" : "not ", tap_count, name,
-	       reason);
-	fflush(stdout);
+	tap_line("%sok %d - %s # TODO %s", cond ? "" : "not ", tap_count, name,
+		 reason);
 	return cond;
 }
 
@@ -112,9 +151,8 @@ void tap_skip(int n, const char *fmt, ...)
 	va_end(ap);
 	while (n-- > 0) {
 		tap_count++;
-		printf("ok %d # SKIP %s\n", tap_count, reason);
+		tap_line("ok %d # SKIP %s", tap_count, reason);
 	}
-	fflush(stdout);
 }
 
 void tap_diag(const char *fmt, ...)
