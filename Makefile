@@ -104,8 +104,8 @@ PYTHONDIR	?= $(if $(filter /usr /usr/,$(PREFIX)),/usr/lib/python3/dist-packages,
 PYMOD		:= $(if $(wildcard $(PY_INCLUDE)/Python.h),$(B)/python/getvalues$(PY_EXT))
 
 .PHONY: all lib tools tests benches examples python check demo bench install \
-	uninstall clean help deps deps-build kcheck kbench fuzz fuzz-deps \
-	layers FORCE
+	uninstall clean help deps deps-build kcheck kcheck-cross kcheck-arm64 \
+	kbench fuzz fuzz-deps layers FORCE
 .DEFAULT_GOAL := all
 
 all: lib tools tests benches examples python
@@ -285,6 +285,12 @@ bench: all
 kcheck:
 	@bash kernel/kcheck.sh
 
+kcheck-cross:
+	@bash kernel/kcross.sh
+
+kcheck-arm64:
+	@bash kernel/kcross.sh --boot-arm64
+
 kbench:
 	@bench/run.sh native
 
@@ -388,6 +394,10 @@ help:
 	@echo '                        level; fails on a cycle (make check runs it)'
 	@echo '  make kcheck           build Linux with the native system calls, run the'
 	@echo '                        kselftests and this suite in QEMU (KASAN=1)'
+	@echo '  make kcheck-cross     build-test the series for arm64, i386 and riscv64'
+	@echo '                        (cross compilers); checks their syscall tables'
+	@echo '  make kcheck-arm64     the arm64 kernel booted in QEMU: the calls with'
+	@echo '                        tagged pointers (TBI)'
 	@echo '  make kbench           the native system calls measured in that guest'
 	@echo '  make clean            remove every build directory'
 	@echo '  make help             this list'

@@ -4,7 +4,7 @@
  * getvalues(2), and that its probe goes by the content of an answer, never
  * by a return value alone.
  *
- * The running kernel decides what is expected: where system call 901
+ * The running kernel decides what is expected: where system call 491
  * answers ENOSYS (every mainline kernel, this machine's included), the
  * library must never report the native backend; where it answers the
  * probe's question exactly (the kcheck guest), auto must use it. The probe
@@ -33,7 +33,7 @@
 #include "lib/tap.h"
 #include "lib/util.h"
 
-#define NR_GETVALUES	901	/* x86_64, and every ABI numbered alike */
+#define NR_GETVALUES	491	/* x86_64, and every ABI numbered alike */
 
 static const char groups[] = "xattr\0data\0dir\0stat\0lstat\0fs\0";
 #define GROUPS_LEN	(sizeof(groups) - 1)

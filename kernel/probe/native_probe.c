@@ -23,21 +23,22 @@
 #include <unistd.h>
 
 /*
- * The numbers of kernel/patches/0010: 900 and 901 in the common numbering,
- * shifted where an architecture shifts its table.
+ * The numbers of kernel/patches/0012: 490 and 491 in the common numbering
+ * while the series is out of tree (the next free numbers at merge), shifted
+ * where an architecture shifts its table.
  */
 #if defined(__alpha__)
-#define GV_NR_BASE	1010
+#define GV_NR_BASE	600
 #elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI32
-#define GV_NR_BASE	4900
+#define GV_NR_BASE	4490
 #elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI64
-#define GV_NR_BASE	5900
+#define GV_NR_BASE	5490
 #elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_NABI32
-#define GV_NR_BASE	6900
+#define GV_NR_BASE	6490
 #elif defined(__x86_64__) && defined(__ILP32__)
-#define GV_NR_BASE	(0x40000000 + 900)	/* x32 */
+#define GV_NR_BASE	(0x40000000 + 490)	/* x32 */
 #else
-#define GV_NR_BASE	900
+#define GV_NR_BASE	490
 #endif
 #define GV_NR_READFILE	(GV_NR_BASE + 0)
 #define GV_NR_GETVALUES	(GV_NR_BASE + 1)
