@@ -4,11 +4,15 @@
  * getvalues.h of kernel/patches/0007) for the guest programs, which are
  * built without the patched kernel's headers: 64-bit pointers and
  * lengths, 48 bytes on every ABI; the call takes its size after the count.
+ * Also the calls' numbers on x86_64 (kernel/patches/0012).
  */
 #ifndef GV_GUEST_ENTRY_H
 #define GV_GUEST_ENTRY_H
 
 #include <stdint.h>
+
+#define NR_READFILE	490
+#define NR_GETVALUES	491
 
 typedef uint64_t u64a __attribute__((aligned(8)));
 

@@ -30,8 +30,6 @@
 
 #include "entry.h"
 
-#define NR_READFILE	490
-#define NR_GETVALUES	491
 #define MAX_ENTRIES	32
 #define BUF_SIZE	65536
 #define MAX_RUNS	100000		/* fault points of one call, at most */

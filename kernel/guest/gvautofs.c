@@ -32,7 +32,6 @@
 
 #include "entry.h"
 
-#define NR_GETVALUES	901
 
 static const char *const names[] = {
 	"stat:type:nothere-stat", "lstat:type:nothere-lstat",

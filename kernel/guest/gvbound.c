@@ -26,7 +26,6 @@
 
 #include "entry.h"
 
-#define NR_GETVALUES	901
 #define NAMES		30000
 #define RUNS		7
 #define FULL_SIZE	(8u << 20)

@@ -40,8 +40,6 @@
 
 #include "entry.h"
 
-#define NR_READFILE	490
-#define NR_GETVALUES	491
 #define PAGE		4096UL
 #define ARENA_PAGES	64
 #define MAX_VEC		512

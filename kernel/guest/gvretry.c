@@ -34,7 +34,6 @@
 
 #include "entry.h"
 
-#define NR_GETVALUES	901
 #define DEPTH		200
 #define LINKS		30		/* MAXSYMLINKS is 40 */
 #define BUDGET		20		/* seconds of calls under renames */

@@ -24,7 +24,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define NR_READFILE	900
+#include "entry.h"
+
 #define BUF_SIZE	(16u << 20)
 #define MAPS		1500		/* separate mappings: maps > 100 KiB */
 
