@@ -150,7 +150,7 @@ apply_series() {
 }
 
 fragments() {
-	cat "$KDIR/config/base.config"
+	cat "$KDIR/config/base.config" "$KDIR/config/features.config"
 	[ -z "$KASAN" ] || cat "$KDIR/config/kasan.config"
 }
 
@@ -235,8 +235,13 @@ guest_backend() {
 
 # The standalone probe runs in the guest as well: it must say "native" there
 # (KCHECK_EXPECT=none for a series whose getvalues(2) does not answer).
+# Each kernel/guest/*.c is one static program: init runs those in DIR one
+# by one; one marked "kcheck-guest: helper" goes to HELPERS instead (init
+# starts it itself), one marked "kcheck-guest: libgetvalues" links the
+# library's static build (and is left out without one).
 build_guest_programs() {
-	local dir=$1 src name
+	local dir=$1 helpers=$2 src name out
+	local -a libs
 	gcc -O2 -Wall -Wextra -static -o "$dir/native_probe" \
 		"$KDIR/probe/native_probe.c" || die "building native_probe failed"
 	echo "--expect ${KCHECK_EXPECT:-native}" > "$dir/native_probe.args"
@@ -244,8 +249,19 @@ build_guest_programs() {
 	for src in "$KDIR"/guest/*.c; do
 		name=${src##*/}
 		name=${name%.c}
-		gcc -O2 -Wall -Wextra -static -o "$dir/$name" "$src" ||
-			die "building $name failed"
+		out=$dir
+		libs=()
+		grep -q 'kcheck-guest: helper' "$src" && out=$helpers
+		if grep -q 'kcheck-guest: libgetvalues' "$src"; then
+			if [ -z "$GV_STATIC" ]; then
+				say "guest/$name needs the library: left out"
+				continue
+			fi
+			libs=(-I"$GV_SRC/include" "$GV_STATIC/libgetvalues.a"
+			      -luring -lpthread)
+		fi
+		gcc -O2 -Wall -Wextra -static -o "$out/$name" "$src" \
+			"${libs[@]}" || die "building $name failed"
 	done
 	echo "$FUZZ_TIME" > "$dir/gvfuzz.args"
 }
@@ -253,7 +269,7 @@ build_guest_programs() {
 make_initramfs() {
 	local root=$RUN/root d f
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,etc,kselftest,gv/tests,gv/tools,gv/bench,gv/guest,proc,sys,dev,tmp,root}
+	mkdir -p "$root"/{bin,etc,kselftest,gv/tests,gv/tools,gv/bench,gv/guest,gv/sbin,proc,sys,dev,tmp,root,run}
 	cp "$(command -v busybox)" "$root/bin/busybox"
 	install -m 755 "$KDIR/guest/init" "$root/init"
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
@@ -282,7 +298,7 @@ make_initramfs() {
 		cp -r "$GV_SRC/tests/fuzz/corpus" "$GV_SRC/tests/fuzz/regressions" \
 			"$root/gv/fuzz/" 2>/dev/null || true
 	fi
-	build_guest_programs "$root/gv/guest"
+	build_guest_programs "$root/gv/guest" "$root/gv/sbin"
 	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) > "$RUN/initramfs.cpio"
 }
 
@@ -295,6 +311,8 @@ make_disk() {
 # --- booting ------------------------------------------------------------------
 qemu_cmd() {
 	local append="console=ttyS0 panic=-1 oops=panic loglevel=5 rdinit=/init"
+	# audit from the first process on; IMA measures what root reads
+	append="$append audit=1 ima_policy=tcb"
 	[ "$MODE" = shell ] && append="$append kcheck.shell=1"
 	QEMU=(qemu-system-x86_64 -accel tcg -smp 2
 	      -m "$([ -n "$KASAN" ] && echo 2048 || echo 1024)"
