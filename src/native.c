@@ -187,6 +187,7 @@ struct gv_native_walk {
 	char *pos;			/* NULL: no current buffer yet */
 	size_t room;
 	bool shorthand;			/* the first entry read is one */
+	bool first_fits;		/* and its full name is in first[] */
 	/* a call: the primer, then up to GV_NATIVE_MAX entries */
 	struct name_val vec[GV_NATIVE_MAX + 1];
 	struct gv_kentry kvec[GV_NATIVE_MAX + 1];	/* the same, the kernel's */
@@ -194,6 +195,7 @@ struct gv_native_walk {
 	const char *names[GV_NATIVE_MAX];
 	int lens[GV_NATIVE_MAX];
 	char primer[GV_EXPANDED_MAX + 2];
+	char first[GV_NAME_MAX + 1];
 	char full[GV_FULL_SIZE];
 };
 
@@ -204,6 +206,20 @@ static bool gv_native_library_name(const char *name)
 
 	return !*name || (glen == 3 && !memcmp(name, "mnt", 3)) ||
 	       (glen == 5 && !memcmp(name, "mntns", 5));
+}
+
+/*
+ * The first entry read, a shorthand, by its full name @name, if that fits
+ * the kernel's limit on a name: a call that starts there then needs no
+ * primer (see gv_native_call()).
+ */
+static void gv_native_first(struct gv_native_walk *w, const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	w->first_fits = w->shorthand && name && len <= GV_NAME_MAX;
+	if (w->first_fits)
+		memcpy(w->first, name, len + 1);
 }
 
 /*
@@ -240,6 +256,8 @@ static int gv_native_read(struct gv_native_walk *w, size_t from, size_t n)
 				       w->full);
 		if (name && gv_native_library_name(name))
 			lib = 1;
+		if (!i)
+			gv_native_first(w, name);
 	}
 	free(store);
 	return ret ? ret : lib;
@@ -315,17 +333,21 @@ static void gv_native_from_kernel(struct gv_native_walk *w,
 
 /*
  * One kernel call for the next @n entries, read into w->vec + 1. A
- * shorthand first is preceded by a primer: an entry named by the prefix,
- * without a buffer, which the kernel fails with EINVAL and which leaves
- * that prefix to the next one; the call then takes one entry less. The
- * count of entries handled (0 when a signal came first), or -errno.
+ * shorthand first goes to the kernel by its full name, which gives the
+ * entries after it the same prefix; one whose full name is too long for a
+ * name is preceded by a primer: an entry named by the prefix, without a
+ * buffer, which the kernel fails with EINVAL and which leaves that prefix
+ * to the next one; the call then takes one entry less. (A primer can be
+ * all a call handles before a signal ends it, hence the full name where
+ * it fits.) The count of entries handled (0 when a signal came first),
+ * or -errno.
  */
 static int gv_native_call(struct gv_native_walk *w, size_t n)
 {
 	struct name_val *vec = w->vec + 1, *start = vec;
 	long r;
 
-	if (w->shorthand && w->prefix.len) {
+	if (w->shorthand && w->prefix.len && !w->first_fits) {
 		memcpy(w->primer, w->prefix.buf, w->prefix.len);
 		w->primer[w->prefix.len] = '\0';
 		start = w->vec;
@@ -337,6 +359,8 @@ static int gv_native_call(struct gv_native_walk *w, size_t n)
 		vec[0].value_in = (struct iovec){ w->pos, w->room };
 	n += (size_t)(vec - start);
 	gv_native_to_kernel(w, start, n);
+	if (w->shorthand && w->prefix.len && w->first_fits)
+		w->kvec[1].name = GV_U64(w->first);
 	r = gv_native_sys(GV_NR_GETVALUES, w->dfd, w->path,
 			  w->kvec + (start - w->vec), n, w->flags);
 	if (r < 0)

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gvsigprog.c - getvalues(2) makes progress however often signals come.
+ *
+ * A call's setup (the read-only pass over its vector, $ORIGIN's lookup)
+ * can take longer than the time between two signals (an interval timer,
+ * io_uring's task work, another thread): 1024 entries of a page each make
+ * the pass read 4 MiB.  A kernel that takes a pending signal before the
+ * first entry, or during that pass, restarts the call (or fails it with
+ * EINTR) having done nothing, and the next try meets the next signal:
+ * with SA_RESTART the call never returns, without it the caller never
+ * gets an entry done.  Each call must handle at least one entry.  Here
+ * another thread sends the caller signals back to back (the guest's
+ * timers are too coarse to come that often); the calls run in a child
+ * that the parent kills after WATCHDOG seconds, and a child that did not
+ * finish is the failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdatomic.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "entry.h"
+
+#define NUM		1024
+#define ESIZE		4096		/* the largest entry the call takes */
+#define WATCHDOG	120
+#define MAX_CALLS	(4 * NUM)
+
+static volatile sig_atomic_t ticks;
+static atomic_bool stop;
+static pid_t caller;
+
+static void *spam(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop))
+		syscall(SYS_tgkill, getpid(), caller, SIGALRM);
+	return NULL;
+}
+
+static void tick(int sig)
+{
+	(void)sig;
+	ticks++;
+}
+
+/* The whole vector, continued where each call stopped: 0 when all done. */
+static int run(int restart)
+{
+	struct sigaction sa = { .sa_handler = tick,
+				.sa_flags = restart ? SA_RESTART : 0 };
+	static char bufs[NUM][32];
+	pthread_t t;
+	char *vec = calloc(NUM, ESIZE);
+	size_t done = 0;
+	int calls = 0, empty = 0;
+	long r;
+
+	caller = gettid();
+	if (!vec || sigaction(SIGALRM, &sa, NULL) ||
+	    pthread_create(&t, NULL, spam, NULL))
+		return 3;
+	for (size_t i = 0; i < NUM; i++)
+		*(struct gv_entry *)(vec + i * ESIZE) = (struct gv_entry){
+			.name = PTR("stat:ino"),
+			.value_in = { PTR(bufs[i]), sizeof(bufs[i]) },
+		};
+	while (done < NUM && calls++ < MAX_CALLS) {
+		r = syscall(NR_GETVALUES, AT_FDCWD, "/", vec + done * ESIZE,
+			    (unsigned long)(NUM - done), (unsigned long)ESIZE,
+			    0);
+		if (r < 0 && errno != EINTR)
+			return 4;
+		if (r <= 0)
+			empty++;
+		else
+			done += (size_t)r;
+	}
+	atomic_store(&stop, true);
+	pthread_join(t, NULL);
+	printf("# %s: %d calls, %d without an entry, %d signals\n",
+	       restart ? "SA_RESTART" : "no SA_RESTART", calls, empty,
+	       (int)ticks);
+	fflush(stdout);
+	return done == NUM ? 0 : 2;
+}
+
+/* run(@restart) in a child under the watchdog: the child's status */
+static int watched(int restart)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(run(restart));
+	for (int s = 0; s < WATCHDOG * 10; s++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 1;
+}
+
+int main(void)
+{
+	static const char *const why[] = {
+		"done", "never returned (watchdog)", "no progress",
+		"setup failed", "an error", "killed",
+	};
+	int st;
+
+	if (syscall(NR_GETVALUES, AT_FDCWD, "/", NULL, 0UL,
+		    sizeof(struct gv_entry), 0) < 0 && errno == ENOSYS) {
+		printf("1..0 # SKIP the kernel has no getvalues(2)\n");
+		return 0;
+	}
+	printf("1..2\n");
+	st = watched(1);
+	printf("%sok 1 - %d entries of %d bytes, signals back to back, SA_RESTART: %s\n",
+	       st ? "not " : "", NUM, ESIZE, why[st]);
+	fflush(stdout);
+	st = watched(0);
+	printf("%sok 2 - the same, the handler without SA_RESTART: %s\n",
+	       st ? "not " : "", why[st]);
+	return 0;
+}
