@@ -369,11 +369,20 @@ static int gv_native_call(struct gv_native_walk *w, size_t n)
 	return (int)(r - (r && start != vec));
 }
 
+/*
+ * Kernel calls in a row that a signal ended before any entry (EINTR: a
+ * handler without SA_RESTART, or a wait that a signal interrupts, such as
+ * a FUSE lookup of $ORIGIN) after which the walk gives up with EINTR, as
+ * the system call the entry stands for would have: a few are signals
+ * that landed between two calls; more would keep going for ever.
+ */
+#define GV_NATIVE_EINTR_MAX	16
+
 static int gv_native_walk(struct gv_native_walk *w)
 {
+	int r, eintr = 0;
 	size_t n, k;
 	bool stop;
-	int r;
 
 	while (w->done < w->num) {
 		n = w->num - w->done;
@@ -384,10 +393,13 @@ static int gv_native_walk(struct gv_native_walk *w)
 		if (r < 0)
 			return r;
 		r = gv_native_call(w, n);
-		if (r == -EINTR)
+		if (r == -EINTR && ++eintr < GV_NATIVE_EINTR_MAX)
 			continue;	/* a signal before the first entry */
+		if (r == -EINTR && w->done)
+			break;		/* what was done, as a short read(2) */
 		if (r < 0)
 			return r;
+		eintr = 0;
 		k = (size_t)r;
 		/* the entry that overflowed is the caller's too */
 		stop = k < n && w->vec[1 + k].error == EOVERFLOW;

@@ -54,14 +54,19 @@ static void tick(int sig)
 	ticks++;
 }
 
-/* The whole vector, continued where each call stopped: 0 when all done. */
-static int run(int restart)
+/*
+ * The whole vector, continued where each call stopped: 0 when all done.
+ * With @primer, each call starts with an entry without a buffer (a
+ * library's primer, which carries a shorthand prefix): it must not count
+ * as the call's progress.
+ */
+static int run(int restart, int primer)
 {
 	struct sigaction sa = { .sa_handler = tick,
 				.sa_flags = restart ? SA_RESTART : 0 };
 	static char bufs[NUM][32];
 	pthread_t t;
-	char *vec = calloc(NUM, ESIZE);
+	char *vec = calloc(NUM + 1, ESIZE);
 	size_t done = 0;
 	int calls = 0, empty = 0;
 	long r;
@@ -71,16 +76,23 @@ static int run(int restart)
 	    pthread_create(&t, NULL, spam, NULL))
 		return 3;
 	for (size_t i = 0; i < NUM; i++)
-		*(struct gv_entry *)(vec + i * ESIZE) = (struct gv_entry){
+		*(struct gv_entry *)(vec + (i + 1) * ESIZE) = (struct gv_entry){
 			.name = PTR("stat:ino"),
 			.value_in = { PTR(bufs[i]), sizeof(bufs[i]) },
 		};
 	while (done < NUM && calls++ < MAX_CALLS) {
-		r = syscall(NR_GETVALUES, AT_FDCWD, "/", vec + done * ESIZE,
-			    (unsigned long)(NUM - done), (unsigned long)ESIZE,
-			    0);
+		char *first = vec + (done + !primer) * ESIZE;
+
+		if (primer)	/* entry @done - 1 is done: the primer's slot */
+			*(struct gv_entry *)first = (struct gv_entry){
+				.name = PTR("stat:"),
+			};
+		r = syscall(NR_GETVALUES, AT_FDCWD, "/", first,
+			    (unsigned long)(NUM - done + !!primer),
+			    (unsigned long)ESIZE, 0);
 		if (r < 0 && errno != EINTR)
 			return 4;
+		r -= r > 0 && primer;
 		if (r <= 0)
 			empty++;
 		else
@@ -88,21 +100,22 @@ static int run(int restart)
 	}
 	atomic_store(&stop, true);
 	pthread_join(t, NULL);
-	printf("# %s: %d calls, %d without an entry, %d signals\n",
-	       restart ? "SA_RESTART" : "no SA_RESTART", calls, empty,
+	printf("# %s%s: %d calls, %d without an entry, %d signals\n",
+	       restart ? "SA_RESTART" : "no SA_RESTART",
+	       primer ? ", a primer first" : "", calls, empty,
 	       (int)ticks);
 	fflush(stdout);
 	return done == NUM ? 0 : 2;
 }
 
-/* run(@restart) in a child under the watchdog: the child's status */
-static int watched(int restart)
+/* run() in a child under the watchdog: the child's status */
+static int watched(int restart, int primer)
 {
 	int status = -1;
 	pid_t pid = fork();
 
 	if (pid == 0)
-		_exit(run(restart));
+		_exit(run(restart, primer));
 	for (int s = 0; s < WATCHDOG * 10; s++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
@@ -126,13 +139,17 @@ int main(void)
 		printf("1..0 # SKIP the kernel has no getvalues(2)\n");
 		return 0;
 	}
-	printf("1..2\n");
-	st = watched(1);
+	printf("1..3\n");
+	st = watched(1, 0);
 	printf("%sok 1 - %d entries of %d bytes, signals back to back, SA_RESTART: %s\n",
 	       st ? "not " : "", NUM, ESIZE, why[st]);
 	fflush(stdout);
-	st = watched(0);
+	st = watched(0, 0);
 	printf("%sok 2 - the same, the handler without SA_RESTART: %s\n",
+	       st ? "not " : "", why[st]);
+	fflush(stdout);
+	st = watched(1, 1);
+	printf("%sok 3 - the same, SA_RESTART, each call after a bufferless primer: %s\n",
 	       st ? "not " : "", why[st]);
 	return 0;
 }
