@@ -337,10 +337,11 @@ static void gv_native_from_kernel(struct gv_native_walk *w,
  * entries after it the same prefix; one whose full name is too long for a
  * name is preceded by a primer: an entry named by the prefix, without a
  * buffer, which the kernel fails with EINVAL and which leaves that prefix
- * to the next one; the call then takes one entry less. (A primer can be
- * all a call handles before a signal ends it, hence the full name where
- * it fits.) The count of entries handled (0 when a signal came first),
- * or -errno.
+ * to the next one; the call then takes one entry less. (A signal does
+ * not end a call after a primer, which has no buffer, but a wait of the
+ * next entry that a signal interrupts does: the full name where it fits
+ * keeps that rare.) The count of entries handled (0 when a signal came
+ * first), or -errno.
  */
 static int gv_native_call(struct gv_native_walk *w, size_t n)
 {
@@ -393,16 +394,18 @@ static int gv_native_walk(struct gv_native_walk *w)
 		if (r < 0)
 			return r;
 		r = gv_native_call(w, n);
-		if (r == -EINTR && ++eintr < GV_NATIVE_EINTR_MAX)
-			continue;	/* a signal before the first entry */
-		if (r == -EINTR && w->done)
-			break;		/* what was done, as a short read(2) */
+		k = r > 0 ? (size_t)r : 0;
+		/* the entry that overflowed is the caller's too */
+		stop = r >= 0 && k < n && w->vec[1 + k].error == EOVERFLOW;
+		/* no entry: a signal came first (after a primer: 0) */
+		if ((r == -EINTR || (!r && !stop)) &&
+		    ++eintr < GV_NATIVE_EINTR_MAX)
+			continue;
+		if (r == -EINTR || (!r && !stop))
+			return w->done ? (int)w->done : -EINTR;
 		if (r < 0)
 			return r;
 		eintr = 0;
-		k = (size_t)r;
-		/* the entry that overflowed is the caller's too */
-		stop = k < n && w->vec[1 + k].error == EOVERFLOW;
 		if (gv_results_to_user(w->uvec + w->done, w->vec + 1,
 				       k + stop, NULL))
 			return -EFAULT;
