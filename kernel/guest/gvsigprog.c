@@ -87,8 +87,10 @@ static int run(int restart, int primer)
 			*(struct gv_entry *)first = (struct gv_entry){
 				.name = PTR("stat:"),
 			};
+		/* at most NUM entries a call, the primer included */
 		r = syscall(NR_GETVALUES, AT_FDCWD, "/", first,
-			    (unsigned long)(NUM - done + !!primer),
+			    (unsigned long)(NUM - done < NUM - !!primer ?
+					    NUM - done + !!primer : NUM),
 			    (unsigned long)ESIZE, 0);
 		if (r < 0 && errno != EINTR)
 			return 4;
