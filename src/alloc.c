@@ -144,14 +144,17 @@ GV_EXPORT int getvalues_alloc(int dfd, const char *path, struct name_val *uvec,
 			goto out;
 		}
 		memcpy(vec, orig, num * sizeof(*vec));
-		for (size_t i = 0; i < num; i++)
+		for (size_t i = 0; i < num; i++) {
 			vec[i].value_in = (struct iovec){ NULL, 0 };
+			vec[i].error = 0;	/* not the caller's: below */
+		}
 		vec[0].value_in = (struct iovec){ buf, size };
 		got = gv_getvalues_call(dfd, path, vec, num, flags, NULL);
 		if (got < 0) {
 			err = got;
 			goto out;
 		}
+		/* short of num without EOVERFLOW: see getvalues(3) */
 		if ((size_t)got == num || vec[got].error != EOVERFLOW ||
 		    size >= limit)
 			break;
@@ -162,9 +165,9 @@ GV_EXPORT int getvalues_alloc(int dfd, const char *path, struct name_val *uvec,
 	}
 	/* the entries handled, the one that overflowed at the limit, *bufp */
 	gv_alloc_tail(tail, bufp, (void *const *)&buf);
-	err = gv_results_to_user(uvec, vec,
-				 (size_t)got < num ? (size_t)got + 1 : num,
-				 tail);
+	err = gv_results_to_user(uvec, vec, (size_t)got +
+				 ((size_t)got < num &&
+				  vec[got].error == EOVERFLOW), tail);
 	gv_uaccess_end();
 out:
 	free(orig);
@@ -236,6 +239,9 @@ GV_EXPORT int getvalues_alloc_each(int dfd, const char *path,
 			return gv_alloc_done(bufp, buf, got, got);
 		if ((size_t)got == todo)
 			break;
+		if (!call.overflow)	/* see getvalues(3): the count done */
+			return gv_alloc_done(bufp, buf,
+					     (int)(call.from + got), 0);
 		/* entry from + got overflowed: too large alone, or more room */
 		if (!got && call.size >= limit) {
 			call.from++;

@@ -18,7 +18,10 @@
  * of every entry is ignored: the first handled gets @buf, the others
  * follow it. @tail[0], if not empty, is written into @tail[1] after the
  * results, in the same system call. Returns the count of entries handled
- * from @from, as getvalues() would (@from < num), or -errno.
+ * from @from, as getvalues() would (@from < num), or -errno. A count short
+ * of the end without @overflow (native calls that signals kept ending, see
+ * getvalues(3)) leaves the entry at the count untouched, and @used then
+ * covers the values before it.
  */
 struct gv_call {
 	size_t from;
@@ -26,6 +29,7 @@ struct gv_call {
 	size_t size;
 	struct iovec tail[2];
 	size_t used;		/* out: the bytes of @buf the values took */
+	bool overflow;		/* out: the call stopped at EOVERFLOW */
 };
 int gv_getvalues_call(int dfd, const char *path, struct name_val *vec,
 		      size_t num, unsigned int flags, struct gv_call *call);

@@ -155,16 +155,23 @@ static void gv_call_buffers(struct name_val *vec, size_t n,
 
 /*
  * The bytes of the call's buffer that the @got of @n entries of @vec
- * handled took: up to the place of the one that overflowed, or to the end
- * of the last value (every entry handled has its place in value_out).
+ * handled took: up to the place of the one that overflowed (@overflow),
+ * or to the end of the last value (every entry handled has its place in
+ * value_out).
  */
-static size_t gv_call_used(const struct name_val *vec, size_t got, size_t n,
-			   const void *buf)
+static size_t gv_call_used(const struct name_val *vec, size_t got,
+			   bool overflow, const void *buf)
 {
-	const struct name_val *e = got < n ? &vec[got] : &vec[n - 1];
+	const struct name_val *e;
 
-	return (const char *)e->value_out.iov_base +
-	       (got < n ? 0 : e->value_out.iov_len) - (const char *)buf;
+	if (overflow)
+		return (size_t)((const char *)vec[got].value_out.iov_base -
+				(const char *)buf);
+	if (!got)
+		return 0;
+	e = &vec[got - 1];
+	return (size_t)((const char *)e->value_out.iov_base +
+			e->value_out.iov_len - (const char *)buf);
 }
 
 /*
@@ -190,9 +197,12 @@ static int gv_walk_entries(struct gv_ctx *ctx, struct name_val *uvec,
 	walk.tail = call && call->tail[0].iov_len ? call->tail : NULL;
 	ret = gv_walk(&walk);
 	gv_walk_release(&walk);
-	if (call && ret >= 0)
-		call->used = gv_call_used(vec + from, ret, num - from,
+	if (call && ret >= 0) {
+		/* the library stops early only at EOVERFLOW */
+		call->overflow = (size_t)ret < num - from;
+		call->used = gv_call_used(vec + from, ret, call->overflow,
 					  call->buf);
+	}
 	return ret;
 }
 
@@ -361,11 +371,14 @@ static int gv_call_copy(int dfd, const char *path, struct name_val *uvec,
 	if (name)
 		vec[0].name = name;
 	gv_call_buffers(vec, n, call);
+	for (size_t i = 0; i < n; i++)
+		vec[i].error = 0;	/* not the caller's: see overflow */
 	ret = gv_getvalues_call(dfd, path, vec, n, flags, NULL);
 	if (ret >= 0) {
-		call->used = gv_call_used(vec, ret, n, call->buf);
+		call->overflow = (size_t)ret < n && vec[ret].error == EOVERFLOW;
+		call->used = gv_call_used(vec, ret, call->overflow, call->buf);
 		if (gv_results_to_user(uvec + call->from, vec,
-				       (size_t)ret < n ? (size_t)ret + 1 : n,
+				       (size_t)ret + call->overflow,
 				       call->tail))
 			ret = -EFAULT;
 	}

@@ -178,6 +178,8 @@ struct gv_native_walk {
 	int dfd;
 	const char *path;
 	unsigned int flags;
+	int pin;			/* $ORIGIN held open (gv_native_pin()) */
+	bool pin_tried;
 	struct name_val *uvec;
 	size_t num;
 	size_t done;			/* entries handled */
@@ -371,6 +373,38 @@ static int gv_native_call(struct gv_native_walk *w, size_t n)
 }
 
 /*
+ * $ORIGIN held by an O_PATH descriptor for a walk of more than one kernel
+ * call, so that every call sees the object the first one did: a rename
+ * between two calls would otherwise move the rest of the vector to another
+ * directory. It is resolved as statx(2) resolves it: the last component
+ * not followed with AT_SYMLINK_NOFOLLOW, and (O_DIRECTORY) an automount
+ * point triggered unless AT_NO_AUTOMOUNT; then named by AT_EMPTY_PATH.
+ * Where the open fails, the kernel calls resolve the name themselves and
+ * say why.
+ */
+static void gv_native_pin(struct gv_native_walk *w)
+{
+	int oflags = O_PATH | O_CLOEXEC, fd = -1;
+
+	if (w->pin_tried || !w->path || (!*w->path &&
+					 (w->flags & AT_EMPTY_PATH)))
+		return;
+	w->pin_tried = true;
+	if (w->flags & AT_SYMLINK_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	if (!(w->flags & AT_NO_AUTOMOUNT))
+		fd = openat(w->dfd, w->path, oflags | O_DIRECTORY);
+	if (fd < 0)
+		fd = openat(w->dfd, w->path, oflags);
+	if (fd < 0)
+		return;
+	w->pin = fd;
+	w->dfd = fd;
+	w->path = "";
+	w->flags = (w->flags & ~AT_SYMLINK_NOFOLLOW) | AT_EMPTY_PATH;
+}
+
+/*
  * Kernel calls in a row that a signal ended before any entry (EINTR: a
  * handler without SA_RESTART, or a wait that a signal interrupts, such as
  * a FUSE lookup of $ORIGIN) after which the walk gives up with EINTR, as
@@ -392,7 +426,9 @@ static int gv_native_walk(struct gv_native_walk *w)
 		if (r && !w->done)
 			return -EGV_SYNC;	/* the library's, whole */
 		if (r < 0)
-			return r;
+			return w->done ? (int)w->done : r;
+		if (w->done || eintr || n < w->num)
+			gv_native_pin(w);
 		r = gv_native_call(w, n);
 		k = r > 0 ? (size_t)r : 0;
 		/* the entry that overflowed is the caller's too */
@@ -403,18 +439,18 @@ static int gv_native_walk(struct gv_native_walk *w)
 			continue;
 		if (r == -EINTR || (!r && !stop))
 			return w->done ? (int)w->done : -EINTR;
-		if (r < 0)
-			return r;
+		if (r < 0)	/* after entries handled: those count */
+			return w->done ? (int)w->done : r;
 		eintr = 0;
 		if (gv_results_to_user(w->uvec + w->done, w->vec + 1,
 				       k + stop, NULL))
 			return -EFAULT;
 		gv_native_advance(w, k);
-		if (k < n && !stop)	/* a signal: the prefix at entry k */
-			gv_native_read(w, w->done, k);
+		/* a signal: the prefix at entry k, or the count done */
+		r = k < n && !stop ? gv_native_read(w, w->done, k) : 0;
 		w->prefix = w->next;
 		w->done += k;
-		if (stop)
+		if (stop || r < 0)
 			break;
 	}
 	return (int)w->done;
@@ -437,7 +473,8 @@ static int gv_native_getvalues(int dfd, const char *path,
 		return -ENOMEM;
 	*w = (struct gv_native_walk){ .dfd = dfd, .path = path,
 				      .flags = flags, .uvec = vec,
-				      .num = num, .prefix_next = next };
+				      .num = num, .prefix_next = next,
+				      .pin = -1 };
 	/* one kernel call's worth is looked at by gv_native_walk() itself */
 	ret = num > GV_NATIVE_MAX ? gv_native_scan(w) : 0;
 	if (ret)
@@ -448,6 +485,8 @@ static int gv_native_getvalues(int dfd, const char *path,
 	else
 		ret = gv_native_walk(w);
 	gv_uaccess_end();
+	if (w->pin >= 0)
+		close(w->pin);
 	free(w);
 	return ret;
 }
