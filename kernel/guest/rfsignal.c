@@ -10,6 +10,12 @@
  * practice every tick); /proc/kallsyms (hundreds of pages) and this
  * process's /proc/self/maps, made dozens of pages long with separate
  * mappings, are each read many times.
+ *
+ * A terminal is the other case: it cannot be read at an offset, so bytes
+ * once read are gone and a restart cannot give them again. readfile(2) of
+ * a pty that got three bytes and then waits for more, interrupted by a
+ * signal whose handler has no SA_RESTART, must return those three bytes,
+ * as read(2) returns a short count, not EINTR.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "entry.h"
@@ -112,6 +119,37 @@ static int rounds_of(const char *path, int rounds, long *shortest,
 	return bad;
 }
 
+/* The pty case above: 0 when readfile gave the three bytes, else 1. */
+static int tty_keeps_bytes(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no restart */
+	struct itimerval once = { .it_value = { 1, 0 } };
+	struct termios raw;
+	char buf[100];
+	const char *name;
+	int m, s;
+	long r;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m)))
+		die("pty");
+	s = open(name, O_RDWR | O_NOCTTY);	/* held: no hangup */
+	if (s < 0 || tcgetattr(s, &raw))
+		die(name);
+	cfmakeraw(&raw);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	if (tcsetattr(s, TCSANOW, &raw) || write(m, "abc", 3) != 3 ||
+	    sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &once, NULL))
+		die("pty setup");
+	r = syscall(NR_READFILE, AT_FDCWD, name, buf, sizeof(buf), 0);
+	printf("# %s: readfile returned %ld (%s)\n", name, r,
+	       r < 0 ? strerror(errno) : "bytes");
+	close(s);
+	close(m);
+	return r == 3 && !memcmp(buf, "abc", 3) ? 0 : 1;
+}
+
 int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm,
@@ -123,11 +161,11 @@ int main(void)
 		{ "/proc/kallsyms", 12 },
 		{ "/proc/self/maps", 300 },
 	};
-	int failed = 0;
+	int failed = 0, bad;
 	long page = sysconf(_SC_PAGESIZE);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%zu\n", sizeof(files) / sizeof(files[0]));
+	printf("1..%zu\n", sizeof(files) / sizeof(files[0]) + 1);
 	want = malloc(BUF_SIZE);
 	got = malloc(BUF_SIZE);
 	if (!want || !got)
@@ -140,7 +178,7 @@ int main(void)
 			die("mmap");
 	if (syscall(NR_READFILE, AT_FDCWD, "/proc/self/maps", got,
 		    (size_t)BUF_SIZE, 0) < 0 && errno == ENOSYS) {
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		for (size_t i = 0; i <= sizeof(files) / sizeof(files[0]); i++)
 			printf("ok %zu # SKIP no readfile(2)\n", i + 1);
 		return 0;
 	}
@@ -148,7 +186,7 @@ int main(void)
 		die("sigaction");
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		long shortest, len;
-		int bad, before = ticks;
+		int before = ticks;
 
 		if (access(files[i].path, R_OK)) {
 			printf("ok %zu - %s # SKIP %s\n", i + 1,
@@ -168,5 +206,10 @@ int main(void)
 		       bad ? "not " : "", i + 1, files[i].path);
 		failed |= bad;
 	}
+	bad = tty_keeps_bytes();
+	printf("%sok %zu - a terminal: the bytes read before a signal are "
+	       "returned, not EINTR\n", bad ? "not " : "",
+	       sizeof(files) / sizeof(files[0]) + 1);
+	failed |= bad;
 	return failed ? 1 : 0;
 }
