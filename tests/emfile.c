@@ -14,6 +14,9 @@
  * none reads a file that open(2) could not open. Each backend in a child
  * of its own (the limit and the descriptors stay there).
  *
+ * With no descriptor free, readfile() of a NULL or empty path gives
+ * open(2)'s EFAULT or ENOENT, not EMFILE.
+ *
  * And a process's first call with no descriptor free fails with EMFILE,
  * and the next call, with descriptors again, works: the failed probe was
  * not remembered. A process whose first calls come with one descriptor
@@ -186,6 +189,30 @@ struct em_run {
 };
 
 /*
+ * With no descriptor free, a name that open(2) cannot read (NULL) or
+ * finds empty ("") gives open(2)'s error for that, not EMFILE: the name
+ * is read before a descriptor is looked for.
+ */
+static void bad_names(int dir, const char *backend, const char *state)
+{
+	static const char *const paths[] = { NULL, "" };
+	static const char *const what[] = { "a NULL path", "\"\"" };
+	char buf[64];
+
+	for (int i = 0; i < 2; i++) {
+		int want, got;
+
+		errno = 0;
+		want = openat(dir, paths[i], O_RDONLY | O_CLOEXEC) < 0 ? errno : 0;
+		errno = 0;
+		got = readfile(dir, paths[i], buf, sizeof(buf), 0) < 0 ? errno : 0;
+		tap_ok(want && got == want, "%s, %s: readfile() of %s gives %s, "
+		       "as open(2) gives %s", backend, state, what[i],
+		       strerrorname_np(got), strerrorname_np(want));
+	}
+}
+
+/*
  * EMFILE from readfile() and data: exactly where open(2) gives it: with
  * the backend set up before the limit bites (a ring, a probe), or, @fresh,
  * in a process that has probed nothing, whose probe then finds too few
@@ -251,6 +278,8 @@ static void run(void *arg)
 			    want ? "gives EMFILE" : "works"))
 			tap_diag("   returned %zd (%s)", n,
 				 n < 0 ? strerrorname_np(err) : "-");
+		if (want)
+			bad_names(dir, b->name, state);
 		v[0] = (struct name_val){ .name = "stat:size:f",
 					  .value_in = { buf, sizeof(buf) } };
 		v[1] = (struct name_val){ .name = "data:f" };

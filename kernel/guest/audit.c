@@ -13,7 +13,11 @@
  *   call returns, so a thread samples names_cache in /proc/slabinfo and
  *   MemFree while the library's getvalues() (native backend, which splits
  *   the vector into kernel calls of at most 1024 entries) takes 1,000
- *   entries, then 100,000: the peak stays that of one kernel call.
+ *   entries, then 100,000: the peak stays that of one kernel call;
+ * - a watch with read permission (auditctl -w FILE -p r, put first in the
+ *   list) fires for readfile(2) and a data: entry of the file, as it does
+ *   for openat(2): both calls are in the kernel's read class of system
+ *   calls (include/asm-generic/audit_read.h), as getxattr(2) is.
  *
  * kcheck-guest: libgetvalues
  */
@@ -144,6 +148,119 @@ static void event_paths(const char *text, long *sum, long *max)
 		if (n > *max)
 			*max = n;
 	}
+}
+
+/* an audit netlink request, acknowledged: 0 or -errno */
+static int audit_request(int type, const void *data, size_t len)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct nlmsghdr *nh = calloc(1, NLMSG_SPACE(len) + 4096);
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	int err = -EIO;
+
+	if (!nh || fd < 0)
+		bail("audit socket");
+	*nh = (struct nlmsghdr){ .nlmsg_len = NLMSG_LENGTH(len),
+				 .nlmsg_type = type, .nlmsg_seq = 2,
+				 .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK };
+	memcpy(NLMSG_DATA(nh), data, len);
+	if (sendto(fd, nh, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		err = -errno;
+	else if (recv(fd, nh, NLMSG_SPACE(len) + 4096, 0) > 0 &&
+		 nh->nlmsg_type == NLMSG_ERROR)
+		err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+	close(fd);
+	free(nh);
+	return err;
+}
+
+/* AUDIT_ADD_RULE or AUDIT_DEL_RULE of: -w @path -p r -k gvwatch, first */
+static int watch_rule(int type, const char *path)
+{
+	static const char key[] = "gvwatch";
+	size_t plen = strlen(path), klen = sizeof(key) - 1;
+	size_t len = sizeof(struct audit_rule_data) + plen + klen;
+	struct audit_rule_data *r = calloc(1, len);
+	int err;
+
+	if (!r)
+		bail("calloc");
+	/* the kernel keeps the rule without the flag: no match to delete */
+	r->flags = AUDIT_FILTER_EXIT |
+		   (type == AUDIT_ADD_RULE ? AUDIT_FILTER_PREPEND : 0);
+	r->action = AUDIT_ALWAYS;
+	memset(r->mask, 0xff, sizeof(r->mask));	/* every system call */
+	r->field_count = 3;
+	r->fields[0] = AUDIT_WATCH;
+	r->values[0] = plen;
+	r->fields[1] = AUDIT_PERM;
+	r->values[1] = AUDIT_PERM_READ;
+	r->fields[2] = AUDIT_FILTERKEY;
+	r->values[2] = klen;
+	for (int i = 0; i < 3; i++)
+		r->fieldflags[i] = AUDIT_EQUAL;
+	r->buflen = plen + klen;
+	memcpy(r->buf, path, plen);
+	memcpy(r->buf + plen, key, klen);
+	err = audit_request(type, r, len);
+	free(r);
+	return err;
+}
+
+/* one watched event of the call just made, and the watch's key in it */
+static bool watch_fired(const char *what)
+{
+	int events;
+	char *text = watched_wait(1, &events);
+	bool fired = strstr(text, " key=\"gvwatch\"") != NULL;
+
+	if (!ok(events == 1 && fired,
+		"a read watch fires for %s: %d event, key gvwatch %s", what,
+		events, fired ? "in it" : "not in it"))
+		for (const char *p = text; (p = strstr(p, "type=1300 "));
+		     p++) {
+			int len = (int)strcspn(p, "\n");
+
+			diag("a SYSCALL record ends: %s", p + len -
+			     (len > 100 ? 100 : len));
+		}
+	return fired;
+}
+
+/* -w FILE -p r: openat(2) (the control), readfile(2), data: */
+static void check_watch(struct gv_entry *v)
+{
+	char path[128];
+	int fd, err, events;
+
+	snprintf(path, sizeof(path), "%s/secret", scratch);
+	put_file(path, "s3cret");
+	watched_reset();
+	err = watch_rule(AUDIT_ADD_RULE, path);
+	if (!ok(!err, "a read watch on %s is loaded (%s)", path,
+		strerror(-err)))
+		return;
+	watched_wait(1, &events);	/* the rule change's own event */
+	watched_reset();
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || read(fd, buf, 64) != 6 || close(fd))
+		bail("reading %s", path);
+	watch_fired("open(2) and read(2)");
+	watched_reset();
+	if (syscall(NR_READFILE, AT_FDCWD, path, buf, 64, 0) != 6)
+		bail("readfile");
+	watch_fired("readfile(2)");
+	watched_reset();
+	v[0] = (struct gv_entry){ .name = PTR("data:secret"),
+				  .value_in = { PTR(buf), 64 } };
+	if (syscall(NR_GETVALUES, AT_FDCWD, scratch, v, 1, sizeof(*v), 0) != 1 ||
+	    v[0].error)
+		bail("getvalues data:secret");
+	watch_fired("a data: entry of getvalues(2)");
+	err = watch_rule(AUDIT_DEL_RULE, path);
+	if (err)
+		diag("removing the watch: %s", strerror(-err));
 }
 
 /* --- the memory sampler --------------------------------------------------- */
@@ -454,6 +571,7 @@ int main(void)
 	make_files();
 	check_cap(v);
 	check_paths(v);
+	check_watch(v);
 	check_memory(lv);
 	got = audit_status(&after);
 	ok(got && after.lost == before.lost,

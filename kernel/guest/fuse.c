@@ -9,6 +9,12 @@
  * than one FUSE read, an empty one, a symlink, a file in a subdirectory,
  * a directory and a missing name.
  *
+ * And a hostile server: its directory "dots" lists "." without end, each
+ * READDIR reply one more. A dir: entry of it never fills its buffer, so
+ * the kernel's listing loop would run until SIGKILL; a signal with a
+ * handler (no SA_RESTART) must end the call with EINTR, as getdents(2)
+ * would have returned to user space between two passes.
+ *
  * kcheck-guest: libgetvalues
  */
 #define _GNU_SOURCE
@@ -45,6 +51,7 @@ static struct served {		/* what the daemon answered, for the test */
 
 struct dir_handle {
 	bool used;
+	bool endless;		/* "dots": "." for ever */
 	size_t n;
 	struct fuse_dirent_snap {
 		uint64_t ino;
@@ -235,7 +242,8 @@ static void do_opendir(int fd, const struct fuse_in_header *in)
 		reply(fd, in->unique, -errno, NULL, 0);
 		return;
 	}
-	*h = (struct dir_handle){ .used = true };
+	*h = (struct dir_handle){ .used = true,
+				  .endless = !strcmp(path, "./dots") };
 	while ((d = readdir(dir))) {
 		h->ents = realloc(h->ents, (h->n + 1) * sizeof(*h->ents));
 		if (!h->ents)
@@ -262,6 +270,16 @@ static void do_readdir(int fd, const struct fuse_in_header *in,
 
 	if (!h || !h->used) {
 		reply(fd, in->unique, -EBADF, NULL, 0);
+		return;
+	}
+	if (h->endless) {
+		d = (struct fuse_dirent *)out;
+		memset(out, 0, FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + 1));
+		*d = (struct fuse_dirent){ .ino = 1, .off = rd->offset + 1,
+					   .namelen = 1, .type = DT_DIR };
+		d->name[0] = '.';
+		reply(fd, in->unique, 0, out,
+		      FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + 1));
 		return;
 	}
 	for (i = rd->offset; i < h->n; i++) {
@@ -412,12 +430,62 @@ static void make_tree(void)
 		bail("mkdir");
 	snprintf(path, sizeof(path), "%s/sub/inner", back);
 	put_file(path, "in a subdirectory\n");
+	snprintf(path, sizeof(path), "%s/dots", back);
+	if (mkdir(path, 0755))
+		bail("mkdir");
 	snprintf(path, sizeof(path), "%s/link", back);
 	if (symlink("small", path))
 		bail("symlink");
 	back_fd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (back_fd < 0)
 		bail("open %s", back);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* the child of check_endless(): 0 if getvalues(2) ended with EINTR */
+static int endless_child(const char *mnt)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no restart */
+	static char buf[4096];
+	struct gv_entry v = { .name = PTR("dir:dots"),
+			      .value_in = { PTR(buf), sizeof(buf) } };
+	long r;
+
+	if (sigaction(SIGALRM, &sa, NULL))
+		return 2;
+	alarm(1);
+	r = syscall(NR_GETVALUES, AT_FDCWD, mnt, &v, 1, sizeof(v), 0);
+	printf("# dir:dots: getvalues(2) returned %ld (%s)\n", r,
+	       r < 0 ? strerror(errno) : "no error");
+	return r == -1 && errno == EINTR ? 0 : 1;
+}
+
+/* dir: of the endless directory, a SIGALRM after 1 s: over within 20 s */
+static void check_endless(const char *mnt)
+{
+	int status = 0, waited;
+	pid_t child = fork();
+
+	if (child < 0)
+		bail("fork");
+	if (!child)
+		_exit(endless_child(mnt));
+	for (waited = 0; waitpid(child, &status, WNOHANG) == 0; waited++) {
+		if (waited == 200) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+			break;
+		}
+		usleep(100000);
+	}
+	ok(waited < 200 && WIFEXITED(status) && !WEXITSTATUS(status),
+	   "dir: of a directory whose server lists \".\" without end: a "
+	   "signal ends the call with EINTR (%s after %d.%d s)",
+	   waited < 200 ? "over" : "killed", waited / 10, waited % 10);
 }
 
 /* mounts @mnt served by a child: the child's PID, or 0 (skipped) */
@@ -484,6 +552,7 @@ int main(void)
 		cmp_readfile("fuse", mnt, files[i]);
 	cmp_dir("fuse", dfd, mnt, "");
 	cmp_dir("fuse", dfd, mnt, "sub");
+	check_endless(mnt);
 	close(dfd);
 	dfd = umount2(mnt, 0);
 	ok(!dfd, "unmounted: %s", dfd ? strerror(errno) : "yes");

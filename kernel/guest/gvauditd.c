@@ -332,8 +332,18 @@ static void serve(int fd)
 			continue;
 		if (n <= 0)
 			fail("recv");
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n);
-		     nh = NLMSG_NEXT(nh, n))
+		nh = (struct nlmsghdr *)buf;
+		/*
+		 * kauditd sends one record a datagram, its nlmsg_len the
+		 * length of the text alone (audit_log_end(): as auditd
+		 * knows); read as a netlink length, the last 16 bytes of
+		 * each record (its key=, say) were lost.
+		 */
+		if (n > NLMSG_HDRLEN && nh->nlmsg_len == n - NLMSG_HDRLEN) {
+			record(nh->nlmsg_type, NLMSG_DATA(nh), nh->nlmsg_len);
+			continue;
+		}
+		for (; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n))
 			record(nh->nlmsg_type, NLMSG_DATA(nh),
 			       nh->nlmsg_len - NLMSG_HDRLEN);
 	}
