@@ -14,11 +14,21 @@
  * timers are too coarse to come that often); the calls run in a child
  * that the parent kills after WATCHDOG seconds, and a child that did not
  * finish is the failure.
+ *
+ * The same with dir: of an empty directory as every entry: its listing
+ * brings "." and ".." and no name, as a FUSE server that lists "." for
+ * ever does at first, but it ends; a signal must not interrupt it. Only
+ * a signal pending when a call starts may end it with no entry done (the
+ * call is restarted or fails with EINTR before any work), so at most a
+ * quarter of the calls may end so; a kernel that interrupted the empty
+ * listing ended 32 of 38 and 5 of 11 calls without an entry here (10 of
+ * 10 in a reviewer's run).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -36,6 +46,7 @@
 #define WATCHDOG	120
 #define MAX_CALLS	(4 * NUM)
 
+static const char *origin = "/", *entry = "stat:ino";
 static volatile sig_atomic_t ticks;
 static atomic_bool stop;
 static pid_t caller;
@@ -75,9 +86,11 @@ static int run(int restart, int primer)
 	if (!vec || sigaction(SIGALRM, &sa, NULL) ||
 	    pthread_create(&t, NULL, spam, NULL))
 		return 3;
+	while (!ticks)		/* the signals come before the first call */
+		sched_yield();
 	for (size_t i = 0; i < NUM; i++)
 		*(struct gv_entry *)(vec + (i + 1) * ESIZE) = (struct gv_entry){
-			.name = PTR("stat:ino"),
+			.name = PTR(entry),
 			.value_in = { PTR(bufs[i]), sizeof(bufs[i]) },
 		};
 	while (done < NUM && calls++ < MAX_CALLS) {
@@ -88,7 +101,7 @@ static int run(int restart, int primer)
 				.name = PTR("stat:"),
 			};
 		/* at most NUM entries a call, the primer included */
-		r = syscall(NR_GETVALUES, AT_FDCWD, "/", first,
+		r = syscall(NR_GETVALUES, AT_FDCWD, origin, first,
 			    (unsigned long)(NUM - done < NUM - !!primer ?
 					    NUM - done + !!primer : NUM),
 			    (unsigned long)ESIZE, 0);
@@ -102,12 +115,15 @@ static int run(int restart, int primer)
 	}
 	atomic_store(&stop, true);
 	pthread_join(t, NULL);
-	printf("# %s%s: %d calls, %d without an entry, %d signals\n",
-	       restart ? "SA_RESTART" : "no SA_RESTART",
+	printf("# %s, %s%s: %d calls, %d without an entry, %d signals\n",
+	       entry, restart ? "SA_RESTART" : "no SA_RESTART",
 	       primer ? ", a primer first" : "", calls, empty,
 	       (int)ticks);
 	fflush(stdout);
-	return done == NUM ? 0 : 2;
+	if (done < NUM)
+		return 2;
+	/* a call that got past its start makes progress: few do not */
+	return empty * 4 > calls ? 6 : 0;
 }
 
 /* run() in a child under the watchdog: the child's status */
@@ -133,7 +149,9 @@ int main(void)
 	static const char *const why[] = {
 		"done", "never returned (watchdog)", "no progress",
 		"setup failed", "an error", "killed",
+		"a quarter of the calls or more without an entry",
 	};
+	char empty[] = "/tmp/gvsigprog.XXXXXX";
 	int st;
 
 	if (syscall(NR_GETVALUES, AT_FDCWD, "/", NULL, 0UL,
@@ -141,7 +159,7 @@ int main(void)
 		printf("1..0 # SKIP the kernel has no getvalues(2)\n");
 		return 0;
 	}
-	printf("1..3\n");
+	printf("1..5\n");
 	st = watched(1, 0);
 	printf("%sok 1 - %d entries of %d bytes, signals back to back, SA_RESTART: %s\n",
 	       st ? "not " : "", NUM, ESIZE, why[st]);
@@ -153,5 +171,17 @@ int main(void)
 	st = watched(1, 1);
 	printf("%sok 3 - the same, SA_RESTART, each call after a bufferless primer: %s\n",
 	       st ? "not " : "", why[st]);
+	fflush(stdout);
+	origin = mkdtemp(empty);
+	entry = "dir:";
+	st = origin ? watched(0, 0) : 3;
+	printf("%sok 4 - dir: of an empty directory, no SA_RESTART: %s\n",
+	       st ? "not " : "", why[st]);
+	fflush(stdout);
+	st = origin ? watched(1, 0) : 3;
+	printf("%sok 5 - dir: of an empty directory, SA_RESTART: %s\n",
+	       st ? "not " : "", why[st]);
+	if (origin)
+		rmdir(origin);
 	return 0;
 }
