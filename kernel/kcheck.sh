@@ -21,7 +21,8 @@
 # name matches one of these shell patterns, e.g. 'lib/backend* kselftest/*';
 # a quick way to iterate on one failure), KCHECK_FUZZ_TIME (seconds of
 # guest/gvfuzz: 30, 240 with KASAN; '240 SEED' replays the run that
-# printed that seed).
+# printed that seed). Under KASAN=1 the library tests' watchdogs wait ten
+# times longer (GV_TEST_TIME_SCALE=10 in the guest, tests/lib/sub.h).
 #
 # Everything heavy lives in the cache, never in the repository:
 #   tree-VERSION/   linux-source-6.12 unpacked, a git repository whose
@@ -278,6 +279,8 @@ make_initramfs() {
 	{
 		echo "KCHECK_BACKEND='$(guest_backend)'"
 		echo "KCHECK_TEST_TIMEOUT='$TEST_TIMEOUT'"
+		echo "GV_TEST_TIME_SCALE='$([ -n "$KASAN" ] && echo 10 || echo 1)'"
+		echo "KCHECK_KASAN='$KASAN'"
 		echo "KCHECK_TESTS='${KCHECK_TESTS:-}'"
 		echo "KCHECK_BENCH='$([ "$MODE" = bench ] && echo 1)'"
 	} > "$root/kcheck.env"

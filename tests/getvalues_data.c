@@ -383,7 +383,7 @@ static void test_never_opened(void)
 	pid = t_fifo_writer(AT_FDCWD, fifo, NULL, 0);
 
 	signal(SIGALRM, on_alarm);
-	alarm(20);
+	alarm(20 * t_time_scale());
 	for (size_t i = 0; i < n; i++)
 		v[i] = (struct name_val){ .name = in[i] };
 	v[0].value_in = (struct iovec){ buf, sizeof(buf) };
@@ -508,7 +508,7 @@ static void test_rename_race(void)
 	if (pthread_create(&thread, NULL, swapper, &dfd))
 		tap_bail("pthread_create");
 	signal(SIGALRM, on_alarm);
-	alarm(60);
+	alarm(60 * t_time_scale());
 	for (; calls < 20000 && !opened; calls++) {
 		struct name_val e;
 

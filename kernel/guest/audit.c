@@ -518,10 +518,16 @@ static void check_memory(struct name_val *lv)
 	   "100,000 entries: %d kernel calls, %ld PATH records in all, each "
 	   "call holding at most %ld names (%d entries: %ld)", events, paths,
 	   max, CAP, raw_paths);
-	ok(d100k >= CAP / 2 && d100k <= raw_paths + CAP / 16,
-	   "100,000 entries pin at most what one kernel call of %d does: "
-	   "names_cache peak +%ld objects (1,000 entries: +%ld)", CAP,
-	   d100k, d1k);
+	/* KASAN's quarantine keeps freed objects counted for a while */
+	if (getenv("KCHECK_KASAN") && *getenv("KCHECK_KASAN"))
+		skip("KASAN: freed names_cache objects wait in its quarantine, "
+		     "so the peak (+%ld objects, 1,000 entries: +%ld) is not "
+		     "what one call holds", d100k, d1k);
+	else
+		ok(d100k >= CAP / 2 && d100k <= raw_paths + CAP / 16,
+		   "100,000 entries pin at most what one kernel call of %d "
+		   "does: names_cache peak +%ld objects (1,000 entries: +%ld)",
+		   CAP, d100k, d1k);
 }
 
 static void show_totals(void)

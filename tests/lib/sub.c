@@ -33,6 +33,14 @@ long long t_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+unsigned int t_time_scale(void)
+{
+	const char *s = getenv("GV_TEST_TIME_SCALE");
+	unsigned long v = s ? strtoul(s, NULL, 10) : 1;
+
+	return v >= 1 && v <= 1000 ? (unsigned int)v : 1;
+}
+
 /* One line of the child's TAP output, replayed as ours. */
 static bool t_sub_replay(const char *what, char *line, int *failed)
 {
@@ -165,7 +173,7 @@ static bool t_sub_ended(const char *what, int status)
 bool t_sub(const char *what, unsigned int timeout_s, void (*fn)(void *),
 	   void *arg)
 {
-	long long deadline = t_now_ms() + timeout_s * 1000LL;
+	long long deadline = t_now_ms() + timeout_s * 1000LL * t_time_scale();
 	int fd, status = 0, failed = 0;
 	bool timed_out;
 	pid_t pid = t_sub_spawn(fn, arg, &fd);

@@ -56,4 +56,12 @@ bool t_wait_asleep(pid_t tid, unsigned int ms);
 /* Milliseconds of CLOCK_MONOTONIC. */
 long long t_now_ms(void);
 
+/*
+ * How many times longer than usual a watchdog here should wait: the
+ * environment's GV_TEST_TIME_SCALE (kernel/kcheck.sh sets 10 in a KASAN
+ * guest under emulation), else 1. Time limits that catch a hang are
+ * multiplied by it (t_sub() does); nothing that measures speed is.
+ */
+unsigned int t_time_scale(void);
+
 #endif /* GV_TEST_SUB_H */
