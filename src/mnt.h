@@ -76,6 +76,38 @@ void gv_mnt_table_reset(struct gv_mnt_table *t);
 void gv_mnt_table_free(struct gv_mnt_table *t);
 
 /*
+ * 32-bit mount IDs by the 64-bit unique IDs of listmount() (never 0):
+ * what the list of a mount namespace remembers from call to call (mnt.c).
+ */
+struct gv_mnt_idpair {
+	uint64_t unique;	/* 0: a free slot */
+	uint32_t id;
+};
+
+struct gv_mnt_idmap {
+	struct gv_mnt_idpair *slot;
+	size_t n, nslot;	/* nslot: a power of two, or 0 */
+};
+
+bool gv_mnt_idmap_find(const struct gv_mnt_idmap *m, uint64_t unique,
+		       uint32_t *id);
+int gv_mnt_idmap_add(struct gv_mnt_idmap *m, uint64_t unique, uint32_t id);
+/* Empty, its memory kept for the next pairs. */
+void gv_mnt_idmap_clear(struct gv_mnt_idmap *m);
+void gv_mnt_idmap_free(struct gv_mnt_idmap *m);
+
+/*
+ * The pairs of one listing (@known) kept for the next, which builds its
+ * own (@next): one set for the process, taken by one call at a time (an
+ * empty one when it is taken), and given back (freed past a size).
+ */
+struct gv_mnt_ids {
+	struct gv_mnt_idmap known, next;
+};
+struct gv_mnt_ids *gv_mnt_ids_take(void);
+void gv_mnt_ids_put(struct gv_mnt_ids *ids);
+
+/*
  * mountinfo.c: /proc/thread-self/mountinfo read into @*text, a buffer of
  * @*cap bytes that is grown as needed and may be reused; its length in
  * @*len (the text is NUL-terminated besides).

@@ -3,7 +3,8 @@
  * mnt_table.c - memory and lookup for the mounts of one call: an arena the
  * mount sources (statmount.c, mountinfo.c) allocate their struct gv_mount
  * in, and a table of mounts by 32-bit ID; the mount groups (mnt.c) keep
- * both from call to call for their memory only.
+ * both from call to call for their memory only. And a map of 64-bit
+ * unique mount IDs to 32-bit ones, which mnt.c keeps for its content.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -152,4 +153,115 @@ void gv_mnt_table_free(struct gv_mnt_table *t)
 	free(t->v);
 	free(t->slot);
 	*t = (struct gv_mnt_table){ 0 };
+}
+
+static size_t gv_mnt_idhash(uint64_t unique, size_t nslot)
+{
+	return (size_t)((unique * 0x9e3779b97f4a7c15ull) >> 32) & (nslot - 1);
+}
+
+bool gv_mnt_idmap_find(const struct gv_mnt_idmap *m, uint64_t unique,
+		       uint32_t *id)
+{
+	size_t h;
+
+	if (!m->nslot || !unique)
+		return false;
+	for (h = gv_mnt_idhash(unique, m->nslot); m->slot[h].unique;
+	     h = (h + 1) & (m->nslot - 1))
+		if (m->slot[h].unique == unique) {
+			*id = m->slot[h].id;
+			return true;
+		}
+	return false;
+}
+
+/* Whether @unique is new. */
+static bool gv_mnt_idmap_put(struct gv_mnt_idpair *slot, size_t nslot,
+			     uint64_t unique, uint32_t id)
+{
+	size_t h = gv_mnt_idhash(unique, nslot);
+	bool fresh;
+
+	while (slot[h].unique && slot[h].unique != unique)
+		h = (h + 1) & (nslot - 1);
+	fresh = !slot[h].unique;
+	slot[h] = (struct gv_mnt_idpair){ unique, id };
+	return fresh;
+}
+
+/* At most half full: grown to twice its slots, the pairs put again. */
+static int gv_mnt_idmap_grow(struct gv_mnt_idmap *m)
+{
+	size_t nslot = m->nslot ? m->nslot * 2 : 256;
+	struct gv_mnt_idpair *slot = calloc(nslot, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nslot; i++)
+		if (m->slot[i].unique)
+			gv_mnt_idmap_put(slot, nslot, m->slot[i].unique,
+					 m->slot[i].id);
+	free(m->slot);
+	m->slot = slot;
+	m->nslot = nslot;
+	return 0;
+}
+
+int gv_mnt_idmap_add(struct gv_mnt_idmap *m, uint64_t unique, uint32_t id)
+{
+	int err;
+
+	if (!unique)
+		return 0;
+	if (2 * (m->n + 1) > m->nslot) {
+		err = gv_mnt_idmap_grow(m);
+		if (err)
+			return err;
+	}
+	m->n += gv_mnt_idmap_put(m->slot, m->nslot, unique, id);
+	return 0;
+}
+
+void gv_mnt_idmap_clear(struct gv_mnt_idmap *m)
+{
+	if (m->n)
+		memset(m->slot, 0, m->nslot * sizeof(*m->slot));
+	m->n = 0;
+}
+
+void gv_mnt_idmap_free(struct gv_mnt_idmap *m)
+{
+	free(m->slot);
+	*m = (struct gv_mnt_idmap){ 0 };
+}
+
+/* Pairs kept at most: 4 MiB of them, twice (a listing of 131072 mounts). */
+#define GV_MNT_IDS_MAX (1u << 17)
+
+static struct gv_mnt_ids *gv_mnt_ids_parked;
+
+struct gv_mnt_ids *gv_mnt_ids_take(void)
+{
+	struct gv_mnt_ids *ids = __atomic_exchange_n(&gv_mnt_ids_parked, NULL,
+						     __ATOMIC_ACQUIRE);
+
+	return ids ? ids : calloc(1, sizeof(*ids));
+}
+
+void gv_mnt_ids_put(struct gv_mnt_ids *ids)
+{
+	struct gv_mnt_ids *expected = NULL;
+
+	if (!ids)
+		return;
+	gv_mnt_idmap_clear(&ids->next);
+	if (ids->known.n <= GV_MNT_IDS_MAX &&
+	    __atomic_compare_exchange_n(&gv_mnt_ids_parked, &expected, ids,
+					false, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		return;
+	gv_mnt_idmap_free(&ids->known);
+	gv_mnt_idmap_free(&ids->next);
+	free(ids);
 }
