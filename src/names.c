@@ -76,12 +76,12 @@ static const struct gv_group *gv_find_group(const char *name, size_t len)
 	return NULL;
 }
 
+/* The field @name (@len bytes, no NUL among them) of the table @f. */
 static const struct gv_field *gv_find_field(const struct gv_field *f,
 					    const char *name, size_t len)
 {
 	for (; f && f->name; f++)
-		if (f->name[0] == *name && !strncmp(f->name, name, len) &&
-		    !f->name[len])
+		if (f->name[0] == *name && gv_name_is(f->name, name, len))
 			return f;
 	return NULL;
 }
@@ -353,6 +353,11 @@ struct gv_parser {
 	struct gv_req base;
 	bool base_ok;
 	/*
+	 * The field after the one the last ":FIELD" named, in its table: a
+	 * vector that asks every field of one object asks them in order.
+	 */
+	const struct gv_field *next_field, *next_table;
+	/*
 	 * The group of the name before, whose "GROUP:" the prefix holds
 	 * (unless its len was reset since): most vectors keep to one or two.
 	 */
@@ -376,15 +381,26 @@ static void gv_parser_base(struct gv_parser *ps, const struct gv_req *req)
 		};
 }
 
-/* ":FIELD" after a base: the base's request, with FIELD of @len bytes. */
-static void gv_parse_field_of(const struct gv_req *base, const char *field,
+/*
+ * ":FIELD" after a base: the base's request, with FIELD of @len bytes,
+ * looked for first where the field before it suggests (@ps->next_field).
+ */
+static void gv_parse_field_of(struct gv_parser *ps, const char *field,
 			      size_t len, struct gv_req *req)
 {
+	const struct gv_req *base = &ps->base;
+	const struct gv_field *f = ps->next_field, *table;
+
 	*req = *base;
-	req->field = gv_find_field(base->has_id ? base->group->id_fields :
-						  base->group->fields,
-				   field, len);
-	if (!req->field)
+	table = base->has_id ? base->group->id_fields : base->group->fields;
+	/* (FIELD is the rest of a name: its NUL ends it) */
+	if (!f || ps->next_table != table || !f->name ||
+	    f->name[0] != *field || strcmp(f->name, field))
+		f = gv_find_field(table, field, len);
+	req->field = f;
+	ps->next_field = f ? f + 1 : NULL;
+	ps->next_table = table;
+	if (!f)
 		req->err = ENOENT;
 }
 
@@ -412,7 +428,7 @@ static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
 		}
 		/* the prefix stays, and so does the base */
 		if (ps->base_ok) {
-			gv_parse_field_of(&ps->base, name + 1, len - 1, req);
+			gv_parse_field_of(ps, name + 1, len - 1, req);
 			return;
 		}
 		name = gv_prefix_expand(&ps->prefix, name, len, ps->full);
@@ -454,6 +470,8 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	ps.names = names;
 	ps.prefix.len = 0;
 	ps.base_ok = false;
+	ps.next_field = NULL;
+	ps.next_table = NULL;
 	ps.group = NULL;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,

@@ -18,38 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scratch.h"
 #include "uaccess.h"
 #include "walk.h"
 
 #define GV_READ_CHUNK	65536u		/* staged part of a file */
 #define GV_DIRECT_CHUNK	(1u << 20)	/* one read into the caller's buffer */
-
-/*
- * The arena is scratch memory (scratch.c): a call's staged values go where
- * the last call's went, instead of growing the heap and trimming it again
- * (two brk() calls and the page faults in between, every call).
- */
-int gv_arena_reserve(struct gv_walk *w, size_t extra)
-{
-	size_t need = w->arena_len + extra, cap = w->arena_cap;
-	char *p;
-
-	if (need < w->arena_len)
-		return -ENOMEM;
-	if (need <= cap)
-		return 0;
-	if (!cap)
-		cap = 4096;
-	while (cap < need)
-		cap = cap * 2 > cap ? cap * 2 : need;
-	p = gv_scratch_get(GV_SCRATCH_ARENA, w->arena, cap);
-	if (!p)
-		return -ENOMEM;
-	w->arena = p;
-	w->arena_cap = gv_scratch_cap(p);
-	return 0;
-}
 
 /*
  * Append @n bytes to the value. If the value no longer fits, the bytes up
@@ -65,9 +38,11 @@ int gv_put(struct gv_out *out, const void *p, size_t n)
 
 	if (over)
 		n = left;
-	err = gv_arena_reserve(w, n);
-	if (err)
-		return err;
+	if (w->arena_cap - w->arena_len < n) {
+		err = gv_arena_reserve(w, n);
+		if (err)
+			return err;
+	}
 	if (n)
 		memcpy(w->arena + w->arena_len, p, n);
 	w->arena_len += n;
