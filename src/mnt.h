@@ -106,6 +106,8 @@ struct gv_mnt_ids {
 };
 struct gv_mnt_ids *gv_mnt_ids_take(void);
 void gv_mnt_ids_put(struct gv_mnt_ids *ids);
+/* Tests: every pair kept made false, as another boot would find them. */
+void gv_mnt_ids_test_poison(void);
 
 /*
  * mountinfo.c: /proc/thread-self/mountinfo read into @*text, a buffer of

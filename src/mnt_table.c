@@ -265,3 +265,12 @@ void gv_mnt_ids_put(struct gv_mnt_ids *ids)
 	gv_mnt_idmap_free(&ids->next);
 	free(ids);
 }
+
+void gv_mnt_ids_test_poison(void)
+{
+	struct gv_mnt_ids *ids = gv_mnt_ids_take();
+
+	for (size_t i = 0; ids && i < ids->known.nslot; i++)
+		ids->known.slot[i].id ^= 0x40000000u;
+	gv_mnt_ids_put(ids);
+}
