@@ -720,6 +720,7 @@ static int gv_mnt_scan_ids(struct gv_mnt_cache *c)
 	t = c->ids->known;
 	c->ids->known = c->ids->next;
 	c->ids->next = t;
+	gv_mnt_idmap_seal(&c->ids->known);
 	gv_mnt_idmap_clear(&c->ids->next);
 	return 0;
 }

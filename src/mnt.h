@@ -76,22 +76,27 @@ void gv_mnt_table_reset(struct gv_mnt_table *t);
 void gv_mnt_table_free(struct gv_mnt_table *t);
 
 /*
- * 32-bit mount IDs by the 64-bit unique IDs of listmount() (never 0):
- * what the list of a mount namespace remembers from call to call (mnt.c).
+ * 32-bit mount IDs by the 64-bit unique IDs of listmount(), in the order
+ * of these: what the list of a mount namespace remembers from call to
+ * call (mnt.c).
  */
 struct gv_mnt_idpair {
-	uint64_t unique;	/* 0: a free slot */
+	uint64_t unique;
 	uint32_t id;
 };
 
 struct gv_mnt_idmap {
-	struct gv_mnt_idpair *slot;
-	size_t n, nslot;	/* nslot: a power of two, or 0 */
+	struct gv_mnt_idpair *v;
+	size_t n, cap;
+	size_t at;		/* after the pair found last */
+	bool unsorted;		/* added out of order: sort when sealed */
 };
 
-bool gv_mnt_idmap_find(const struct gv_mnt_idmap *m, uint64_t unique,
+bool gv_mnt_idmap_find(struct gv_mnt_idmap *m, uint64_t unique,
 		       uint32_t *id);
 int gv_mnt_idmap_add(struct gv_mnt_idmap *m, uint64_t unique, uint32_t id);
+/* Ready for gv_mnt_idmap_find(): in order. */
+void gv_mnt_idmap_seal(struct gv_mnt_idmap *m);
 /* Empty, its memory kept for the next pairs. */
 void gv_mnt_idmap_clear(struct gv_mnt_idmap *m);
 void gv_mnt_idmap_free(struct gv_mnt_idmap *m);

@@ -155,88 +155,79 @@ void gv_mnt_table_free(struct gv_mnt_table *t)
 	*t = (struct gv_mnt_table){ 0 };
 }
 
-static size_t gv_mnt_idhash(uint64_t unique, size_t nslot)
+static int gv_mnt_idpair_cmp(const void *a, const void *b)
 {
-	return (size_t)((unique * 0x9e3779b97f4a7c15ull) >> 32) & (nslot - 1);
+	const struct gv_mnt_idpair *x = a, *y = b;
+
+	return x->unique < y->unique ? -1 : x->unique > y->unique;
 }
 
-bool gv_mnt_idmap_find(const struct gv_mnt_idmap *m, uint64_t unique,
-		       uint32_t *id)
+/*
+ * listmount() lists in the order of unique IDs, and so the pairs of a
+ * listing come: mostly the one sought is the one after the last found,
+ * else it is looked for by bisection.
+ */
+bool gv_mnt_idmap_find(struct gv_mnt_idmap *m, uint64_t unique, uint32_t *id)
 {
-	size_t h;
+	size_t lo = 0, hi = m->n, mid;
 
-	if (!m->nslot || !unique)
+	if (m->at < m->n && m->v[m->at].unique == unique) {
+		*id = m->v[m->at++].id;
+		return true;
+	}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->v[mid].unique < unique)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	m->at = lo;
+	if (lo == m->n || m->v[lo].unique != unique)
 		return false;
-	for (h = gv_mnt_idhash(unique, m->nslot); m->slot[h].unique;
-	     h = (h + 1) & (m->nslot - 1))
-		if (m->slot[h].unique == unique) {
-			*id = m->slot[h].id;
-			return true;
-		}
-	return false;
-}
-
-/* Whether @unique is new. */
-static bool gv_mnt_idmap_put(struct gv_mnt_idpair *slot, size_t nslot,
-			     uint64_t unique, uint32_t id)
-{
-	size_t h = gv_mnt_idhash(unique, nslot);
-	bool fresh;
-
-	while (slot[h].unique && slot[h].unique != unique)
-		h = (h + 1) & (nslot - 1);
-	fresh = !slot[h].unique;
-	slot[h] = (struct gv_mnt_idpair){ unique, id };
-	return fresh;
-}
-
-/* At most half full: grown to twice its slots, the pairs put again. */
-static int gv_mnt_idmap_grow(struct gv_mnt_idmap *m)
-{
-	size_t nslot = m->nslot ? m->nslot * 2 : 256;
-	struct gv_mnt_idpair *slot = calloc(nslot, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->nslot; i++)
-		if (m->slot[i].unique)
-			gv_mnt_idmap_put(slot, nslot, m->slot[i].unique,
-					 m->slot[i].id);
-	free(m->slot);
-	m->slot = slot;
-	m->nslot = nslot;
-	return 0;
+	*id = m->v[m->at++].id;
+	return true;
 }
 
 int gv_mnt_idmap_add(struct gv_mnt_idmap *m, uint64_t unique, uint32_t id)
 {
-	int err;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct gv_mnt_idpair *v = realloc(m->v, cap * sizeof(*v));
 
-	if (!unique)
-		return 0;
-	if (2 * (m->n + 1) > m->nslot) {
-		err = gv_mnt_idmap_grow(m);
-		if (err)
-			return err;
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		m->cap = cap;
 	}
-	m->n += gv_mnt_idmap_put(m->slot, m->nslot, unique, id);
+	if (m->n && m->v[m->n - 1].unique >= unique)
+		m->unsorted = true;
+	m->v[m->n++] = (struct gv_mnt_idpair){ unique, id };
 	return 0;
+}
+
+void gv_mnt_idmap_seal(struct gv_mnt_idmap *m)
+{
+	if (m->unsorted)
+		qsort(m->v, m->n, sizeof(*m->v), gv_mnt_idpair_cmp);
+	m->unsorted = false;
+	m->at = 0;
 }
 
 void gv_mnt_idmap_clear(struct gv_mnt_idmap *m)
 {
-	if (m->n)
-		memset(m->slot, 0, m->nslot * sizeof(*m->slot));
 	m->n = 0;
+	m->at = 0;
+	m->unsorted = false;
 }
 
 void gv_mnt_idmap_free(struct gv_mnt_idmap *m)
 {
-	free(m->slot);
+	free(m->v);
 	*m = (struct gv_mnt_idmap){ 0 };
 }
 
-/* Pairs kept at most: 4 MiB of them, twice (a listing of 131072 mounts). */
+/* Pairs kept at most: 2 MiB of them, twice (a listing of 131072 mounts). */
 #define GV_MNT_IDS_MAX (1u << 17)
 
 static struct gv_mnt_ids *gv_mnt_ids_parked;
@@ -270,7 +261,7 @@ void gv_mnt_ids_test_poison(void)
 {
 	struct gv_mnt_ids *ids = gv_mnt_ids_take();
 
-	for (size_t i = 0; ids && i < ids->known.nslot; i++)
-		ids->known.slot[i].id ^= 0x40000000u;
+	for (size_t i = 0; ids && i < ids->known.n; i++)
+		ids->known.v[i].id ^= 0x40000000u;
 	gv_mnt_ids_put(ids);
 }

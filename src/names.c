@@ -76,12 +76,12 @@ static const struct gv_group *gv_find_group(const char *name, size_t len)
 	return NULL;
 }
 
-/* The field @name (@len bytes, no NUL among them) of the table @f. */
 static const struct gv_field *gv_find_field(const struct gv_field *f,
 					    const char *name, size_t len)
 {
 	for (; f && f->name; f++)
-		if (f->name[0] == *name && gv_name_is(f->name, name, len))
+		if (f->name[0] == *name && !strncmp(f->name, name, len) &&
+		    !f->name[len])
 			return f;
 	return NULL;
 }
@@ -358,6 +358,16 @@ struct gv_parser {
 	 */
 	const struct gv_field *next_field, *next_table;
 	/*
+	 * Fields found by where their name lay: the names read at one
+	 * address are one copy (ustrings.c), so a ":root" given 10000 times
+	 * is looked for once.
+	 */
+	struct {
+		const char *name;
+		const struct gv_field *table, *field;
+	} seen[16];
+	bool memo;		/* @seen in use: not for a few names */
+	/*
 	 * The group of the name before, whose "GROUP:" the prefix holds
 	 * (unless its len was reset since): most vectors keep to one or two.
 	 */
@@ -390,13 +400,25 @@ static void gv_parse_field_of(struct gv_parser *ps, const char *field,
 {
 	const struct gv_req *base = &ps->base;
 	const struct gv_field *f = ps->next_field, *table;
+	size_t h = ps->memo ? ((uintptr_t)field ^ (uintptr_t)field >> 5) % 16 :
+			      0;
 
 	*req = *base;
 	table = base->has_id ? base->group->id_fields : base->group->fields;
-	/* (FIELD is the rest of a name: its NUL ends it) */
-	if (!f || ps->next_table != table || !f->name ||
-	    f->name[0] != *field || strcmp(f->name, field))
-		f = gv_find_field(table, field, len);
+	if (ps->memo && ps->seen[h].name == field &&
+	    ps->seen[h].table == table) {
+		f = ps->seen[h].field;
+	} else {
+		/* (FIELD is the rest of a name: its NUL ends it) */
+		if (!f || ps->next_table != table || !f->name ||
+		    f->name[0] != *field || strcmp(f->name, field))
+			f = gv_find_field(table, field, len);
+		if (ps->memo) {
+			ps->seen[h].name = f ? field : NULL;
+			ps->seen[h].table = table;
+			ps->seen[h].field = f;
+		}
+	}
 	req->field = f;
 	ps->next_field = f ? f + 1 : NULL;
 	ps->next_table = table;
@@ -472,6 +494,9 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	ps.base_ok = false;
 	ps.next_field = NULL;
 	ps.next_table = NULL;
+	ps.memo = num >= 64;
+	if (ps.memo)
+		memset(ps.seen, 0, sizeof(ps.seen));
 	ps.group = NULL;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,

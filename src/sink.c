@@ -24,12 +24,9 @@
 #define GV_READ_CHUNK	65536u		/* staged part of a file */
 #define GV_DIRECT_CHUNK	(1u << 20)	/* one read into the caller's buffer */
 
-/*
- * Append @n bytes to the value. If the value no longer fits, the bytes up
- * to the end of the space are staged all the same and -EOVERFLOW returned;
- * from then on nothing more is added.
- */
-int gv_put(struct gv_out *out, const void *p, size_t n)
+/* gv_put() when the value outgrows its space or the arena its memory. */
+static __attribute__((noinline)) int gv_put_slow(struct gv_out *out,
+						 const void *p, size_t n)
 {
 	size_t left = out->room - out->len;
 	struct gv_walk *w = out->walk;
@@ -38,16 +35,33 @@ int gv_put(struct gv_out *out, const void *p, size_t n)
 
 	if (over)
 		n = left;
-	if (w->arena_cap - w->arena_len < n) {
-		err = gv_arena_reserve(w, n);
-		if (err)
-			return err;
-	}
+	err = gv_arena_reserve(w, n);
+	if (err)
+		return err;
 	if (n)
 		memcpy(w->arena + w->arena_len, p, n);
 	w->arena_len += n;
 	out->len += n;
 	return over ? -EOVERFLOW : 0;
+}
+
+/*
+ * Append @n bytes to the value. If the value no longer fits, the bytes up
+ * to the end of the space are staged all the same and -EOVERFLOW returned;
+ * from then on nothing more is added.
+ */
+int gv_put(struct gv_out *out, const void *p, size_t n)
+{
+	struct gv_walk *w = out->walk;
+	char *d;
+
+	if (n >= out->room - out->len || n > w->arena_cap - w->arena_len)
+		return gv_put_slow(out, p, n);
+	d = w->arena + w->arena_len;
+	w->arena_len += n;
+	out->len += n;
+	memcpy(d, p, n);
+	return 0;
 }
 
 int gv_puts(struct gv_out *out, const char *s)

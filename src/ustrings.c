@@ -343,19 +343,23 @@ static int gv_strings_regions(struct gv_regions *g, const uintptr_t *src,
 			      size_t n, size_t slot, size_t *region,
 			      int *lens)
 {
-	struct { uintptr_t a; size_t i; } seen[GV_STR_SEEN] = { { 0, 0 } };
+	struct { uintptr_t a; size_t i; } seen[GV_STR_SEEN];
+	/* not for a few names: clearing @seen would cost more than it saves */
+	bool memo = n >= GV_STR_SEEN;
 	ssize_t k;
 
+	if (memo)
+		memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t a = src[i];
-		size_t h = (a ^ (a >> 6) ^ (a >> 12)) % GV_STR_SEEN;
+		size_t h = memo ? (a ^ (a >> 6) ^ (a >> 12)) % GV_STR_SEEN : 0;
 
 		region[i] = GV_STR_NONE;
 		if (!a || a + slot < a) {
 			lens[i] = -EFAULT;
 			continue;
 		}
-		if (seen[h].a == a) {
+		if (memo && seen[h].a == a) {
 			region[i] = GV_STR_SAME + seen[h].i;
 			continue;
 		}
@@ -363,8 +367,10 @@ static int gv_strings_regions(struct gv_regions *g, const uintptr_t *src,
 		if (k < 0)
 			return -ENOMEM;
 		region[i] = (size_t)k;
-		seen[h].a = a;
-		seen[h].i = i;
+		if (memo) {
+			seen[h].a = a;
+			seen[h].i = i;
+		}
 	}
 	return 0;
 }
