@@ -15,7 +15,7 @@
  * answers everything; of its lines, only those of the mounts asked about
  * are parsed (the list needs only their IDs). Nothing is kept from one
  * call to the next but memory, and the pairs of 64-bit and 32-bit IDs of
- * the mounts a list saw, which cannot go stale (gv_mnt_scan_id()):
+ * the mounts a list saw, which cannot go stale (gv_listmount_ids()):
  * mountinfo can change with no event that poll(2) reports (a rename above
  * a mount point, a change of propagation), so a cache of it could not
  * know when it went stale (getvalues(7)).
@@ -101,16 +101,10 @@ struct gv_mnt_cache {
 	/* the walk of listmount(): its position, the IDs in its order */
 	uint64_t scan_last;
 	bool scan_done;
-	uint32_t *ns_ids;
-	size_t ns_n, ns_cap;
-	/*
-	 * a call that only lists (no fact of any mount asked) takes the IDs
-	 * of the last listing (gv_mnt_ids), and checks one of those it used
-	 */
+	struct gv_mnt_idlist ns;
+	/* a call that only lists takes the IDs of the listing before */
 	bool ids_only;
 	struct gv_mnt_ids *ids;
-	uint64_t check_unique;
-	uint32_t check_id;
 
 	/*
 	 * from mountinfo: read at most once (enum gv_mi_state, or -errno);
@@ -141,7 +135,7 @@ static void gv_mnt_free(struct gv_mnt_cache *c)
 	gv_mnt_arena_free(&c->arena);
 	free(c->smbuf.p);
 	free(c->mi_text);
-	free(c->ns_ids);
+	free(c->ns.v);
 	free(c);
 }
 
@@ -183,8 +177,7 @@ static struct gv_mnt_cache *gv_mnt_take(void)
 		.mi = keep.mi,
 		.mi_text = keep.mi_text,
 		.mi_cap = keep.mi_cap,
-		.ns_ids = keep.ns_ids,
-		.ns_cap = keep.ns_cap,
+		.ns = { keep.ns.v, 0, keep.ns.cap },
 	};
 	return c;
 }
@@ -307,54 +300,6 @@ static int gv_mountinfo(struct gv_mnt_cache *c)
 	return err;
 }
 
-static int gv_ns_add(struct gv_mnt_cache *c, uint32_t id)
-{
-	if (c->ns_n == c->ns_cap) {
-		size_t cap = c->ns_cap ? c->ns_cap * 2 : 256;
-		uint32_t *v = realloc(c->ns_ids, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->ns_ids = v;
-		c->ns_cap = cap;
-	}
-	c->ns_ids[c->ns_n++] = id;
-	return 0;
-}
-
-/*
- * The 32-bit ID of the mount listmount() gave as @unique, for a call that
- * only lists. Only a statmount() tells it (0.6 us a mount, where
- * listmount() costs 40 to 140 ns), but a mount keeps both its IDs while it
- * exists and a unique ID is never given to another mount (a 64-bit
- * counter, fs/namespace.c): a pair once read cannot go stale, as a copy of
- * mountinfo would. So the pairs of a listing are kept for the next
- * (gv_mnt_ids), which asks statmount() only of the mounts new since, and
- * keeps only its own pairs (unmounted ones are forgotten). One pair used
- * is checked per listing (gv_mnt_scan_ids()): a process restored onto
- * another boot (CRIU) would find other mounts under the IDs it kept.
- */
-static int gv_mnt_scan_id(struct gv_mnt_cache *c, uint64_t unique)
-{
-	struct gv_mount *m;
-	uint32_t id;
-	int err;
-
-	if (gv_mnt_idmap_find(&c->ids->known, unique, &id)) {
-		c->check_unique = unique;
-		c->check_id = id;
-	} else {
-		err = gv_statmount(&c->smbuf, unique, 0, &c->arena, &m);
-		if (err == -ENOENT)	/* unmounted meanwhile */
-			return 0;
-		if (err)
-			return err;
-		id = m->id;
-	}
-	err = gv_mnt_idmap_add(&c->ids->next, unique, id);
-	return err ? err : gv_ns_add(c, id);
-}
-
 /*
  * One more stretch of listmount(), each new mount fetched with statmount()
  * and kept. Stretches grow, so that looking up one ID early in the list is
@@ -365,8 +310,8 @@ static int gv_mnt_scan_id(struct gv_mnt_cache *c, uint64_t unique)
 
 static int gv_mnt_scan_step(struct gv_mnt_cache *c, bool all)
 {
-	size_t max = all || c->ns_n >= GV_MNT_STRETCH ? GV_MNT_STRETCH :
-		     c->ns_n < 64 ? 64 : c->ns_n;
+	size_t max = all || c->ns.n >= GV_MNT_STRETCH ? GV_MNT_STRETCH :
+		     c->ns.n < 64 ? 64 : c->ns.n;
 	uint64_t *ids = malloc(max * sizeof(*ids));
 	long n;
 	int err = 0;
@@ -382,10 +327,6 @@ static int gv_mnt_scan_step(struct gv_mnt_cache *c, bool all)
 		struct gv_mount *m = NULL;
 
 		c->scan_last = ids[i];
-		if (c->ids) {
-			err = gv_mnt_scan_id(c, ids[i]);
-			continue;
-		}
 		if (c->origin && c->origin->unique == ids[i]) {
 			m = c->origin;
 		} else {
@@ -399,7 +340,7 @@ static int gv_mnt_scan_step(struct gv_mnt_cache *c, bool all)
 				err = gv_mnt_table_add(&c->sm, m);
 		}
 		if (!err)
-			err = gv_ns_add(c, m->id);
+			err = gv_mnt_idlist_add(&c->ns, m->id);
 	}
 	if (!err && (size_t)n < max)
 		c->scan_done = true;
@@ -671,71 +612,22 @@ static int gv_mntns_list_mi(struct gv_mnt_cache *c, struct gv_out *out,
 	return err ? err : more;
 }
 
-/*
- * Whether the pair kept that the listing checks is still true: a mount
- * unmounted meanwhile tells nothing against it.
- */
-static int gv_mnt_ids_hold(struct gv_mnt_cache *c)
-{
-	struct gv_mount *m;
-	int err = gv_statmount(&c->smbuf, c->check_unique, 0, &c->arena, &m);
-
-	if (err == -ENOENT)
-		return 1;
-	return err ? err : m->id == c->check_id;
-}
-
-/*
- * The whole listing of a call that only lists, from the pairs kept: then
- * its own pairs are those kept for the next. If the one checked is false,
- * they are all forgotten and the listing is made again.
- */
-static int gv_mnt_scan_ids(struct gv_mnt_cache *c)
-{
-	struct gv_mnt_idmap t;
-	int err = 0, again = 1, held;
-
-	if (!c->ids)
-		c->ids = gv_mnt_ids_take();
-	if (!c->ids)
-		return -ENOMEM;
-	for (int pass = 0; pass < 2 && again; pass++) {
-		if (pass) {
-			gv_mnt_idmap_clear(&c->ids->known);
-			gv_mnt_idmap_clear(&c->ids->next);
-			c->ns_n = 0;
-			c->scan_last = 0;
-			c->scan_done = false;
-		}
-		c->check_unique = 0;
-		while (!c->scan_done && !err)
-			err = gv_mnt_scan_step(c, true);
-		if (err)
-			return err;
-		held = c->check_unique ? gv_mnt_ids_hold(c) : 1;
-		if (held < 0)
-			return held;
-		again = !held;
-	}
-	t = c->ids->known;
-	c->ids->known = c->ids->next;
-	c->ids->next = t;
-	gv_mnt_idmap_seal(&c->ids->known);
-	gv_mnt_idmap_clear(&c->ids->next);
-	return 0;
-}
-
 /* The list from listmount(), a statmount() per mount not known. */
 static int gv_mntns_list_sm(struct gv_mnt_cache *c, struct gv_out *out)
 {
 	int err = 0;
 
-	if (c->ids_only && !c->scan_done)
-		err = gv_mnt_scan_ids(c);
+	if (c->ids_only && !c->scan_done) {
+		if (!c->ids)
+			c->ids = gv_mnt_ids_take();
+		err = !c->ids ? -ENOMEM :
+		      gv_listmount_ids(c->ids, &c->smbuf, &c->arena, &c->ns);
+		c->scan_done = !err;
+	}
 	while (!c->scan_done && !err)
 		err = gv_mnt_scan_step(c, true);
-	for (size_t i = 0; i < c->ns_n && !err; i++)
-		err = gv_mntns_item(out, c->ns_ids[i]);
+	for (size_t i = 0; i < c->ns.n && !err; i++)
+		err = gv_mntns_item(out, c->ns.v[i]);
 	return err;
 }
 
@@ -771,7 +663,7 @@ static int gv_mntns_list_auto(struct gv_mnt_cache *c, struct gv_out *out)
 	if (err > 0) {
 		m = GV_MECH_SYNC;
 		err = gv_mntns_list_sm(c, out);
-		n = c->ns_n;
+		n = c->ns.n;
 	}
 	if (err)
 		return err;

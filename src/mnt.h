@@ -114,6 +114,14 @@ void gv_mnt_ids_put(struct gv_mnt_ids *ids);
 /* Tests: every pair kept made false, as another boot would find them. */
 void gv_mnt_ids_test_poison(void);
 
+/* 32-bit mount IDs, a list of them growing as needed. */
+struct gv_mnt_idlist {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+int gv_mnt_idlist_add(struct gv_mnt_idlist *l, uint32_t id);
+
 /*
  * mountinfo.c: /proc/thread-self/mountinfo read into @*text, a buffer of
  * @*cap bytes that is grown as needed and may be reused; its length in
@@ -161,6 +169,13 @@ int gv_statmount(struct gv_sm_buf *buf, uint64_t unique, unsigned int need,
  * root that come after @last (0: from the first). Returns how many.
  */
 long gv_listmount(uint64_t last, uint64_t *ids, size_t max);
+/*
+ * The 32-bit IDs of all those mounts, in their order, appended to @out:
+ * from the pairs of the listing before (@ids), and statmount() (@buf, @a)
+ * for mounts new since; then @ids keeps the pairs of this listing.
+ */
+int gv_listmount_ids(struct gv_mnt_ids *ids, struct gv_sm_buf *buf,
+		     struct gv_mnt_arena *a, struct gv_mnt_idlist *out);
 
 /* mountinfo.c: undo mountinfo's \ooo escapes in place; the new length. */
 size_t gv_mnt_unescape(char *s, size_t len);

@@ -265,3 +265,18 @@ void gv_mnt_ids_test_poison(void)
 		ids->known.v[i].id ^= 0x40000000u;
 	gv_mnt_ids_put(ids);
 }
+
+int gv_mnt_idlist_add(struct gv_mnt_idlist *l, uint32_t id)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		uint32_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = id;
+	return 0;
+}

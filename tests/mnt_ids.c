@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * mnt_ids.c - the list of a mount namespace ("mntns") with the IDs a list
- * before kept (mnt.c, gv_mnt_scan_id()): listmount() gives 64-bit unique
- * IDs, and only a statmount() per mount tells the 32-bit IDs the list
- * shows, so the pairs of one listing serve the next. Checked against
+ * before kept (statmount.c, gv_listmount_ids()): listmount() gives 64-bit
+ * unique IDs, and only a statmount() per mount tells the 32-bit IDs the
+ * list shows, so the pairs of one listing serve the next. Checked against
  * mountinfo over a private mount namespace of a few hundred bind mounts:
  * a list made from kept pairs, after mounts came and went (their 32-bit
  * IDs given again to new mounts), asks statmount() only of mounts new
