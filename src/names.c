@@ -365,7 +365,7 @@ struct gv_parser {
 	struct {
 		const char *name;
 		const struct gv_field *table, *field;
-	} seen[16];
+	} seen[32];
 	bool memo;		/* @seen in use: not for a few names */
 	/*
 	 * The group of the name before, whose "GROUP:" the prefix holds
@@ -400,24 +400,27 @@ static void gv_parse_field_of(struct gv_parser *ps, const char *field,
 {
 	const struct gv_req *base = &ps->base;
 	const struct gv_field *f = ps->next_field, *table;
-	size_t h = ps->memo ? ((uintptr_t)field ^ (uintptr_t)field >> 5) % 16 :
-			      0;
+	size_t h = ps->memo ? (uint64_t)(uintptr_t)field *
+			      0x9e3779b97f4a7c15ull >> 59 : 0;
 
 	*req = *base;
 	table = base->has_id ? base->group->id_fields : base->group->fields;
 	if (ps->memo && ps->seen[h].name == field &&
 	    ps->seen[h].table == table) {
 		f = ps->seen[h].field;
-	} else {
-		/* (FIELD is the rest of a name: its NUL ends it) */
-		if (!f || ps->next_table != table || !f->name ||
-		    f->name[0] != *field || strcmp(f->name, field))
-			f = gv_find_field(table, field, len);
-		if (ps->memo) {
-			ps->seen[h].name = f ? field : NULL;
-			ps->seen[h].table = table;
-			ps->seen[h].field = f;
-		}
+		req->field = f;
+		ps->next_field = f + 1;
+		ps->next_table = table;
+		return;
+	}
+	/* (FIELD is the rest of a name: its NUL ends it) */
+	if (!f || ps->next_table != table || !f->name ||
+	    f->name[0] != *field || strcmp(f->name, field))
+		f = gv_find_field(table, field, len);
+	if (ps->memo) {
+		ps->seen[h].name = f ? field : NULL;
+		ps->seen[h].table = table;
+		ps->seen[h].field = f;
 	}
 	req->field = f;
 	ps->next_field = f ? f + 1 : NULL;

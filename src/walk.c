@@ -285,12 +285,10 @@ static int gv_walk_entry(struct gv_walk *w, struct gv_bufstate *b)
 {
 	struct name_val *e = &w->vec[w->cur];
 	const struct gv_req *req = &w->reqs[w->cur];
-	struct gv_bufstate before;
 	struct gv_out out;
 	int err, placed;
 
 	gv_entry_buffer(e, b);
-	before = *b;
 	if (!b->valid) {
 		gv_entry_set(e, b, 0, EINVAL);
 		return 0;
@@ -319,8 +317,12 @@ static int gv_walk_entry(struct gv_walk *w, struct gv_bufstate *b)
 		gv_entry_set(e, b, 0, -err);
 		return 0;
 	}
-	/* a value, or the part of one that fitted: its write decides */
-	placed = gv_place(w, &before, &out, err == -EOVERFLOW);
+	/*
+	 * A value, or the part of one that fitted: its write decides. The
+	 * buffer is still as the entry found it (the getter cannot reach
+	 * @b): a pending write starting here keeps that.
+	 */
+	placed = gv_place(w, b, &out, err == -EOVERFLOW);
 	if (placed == -ENOMEM) {
 		w->arena_len = out.start;
 		return placed;
