@@ -23,12 +23,10 @@
  * one statmount() per mount asking for all thirteen fields (Linux 6.8).
  * findmnt includes starting the process, which is what a script pays.
  *
- * -P LOOPS: no measuring; once the mounts of the last count are there, the
- * table through getvalues() (auto), LOOPS times in this process, for a
- * profiler: `valgrind --tool=callgrind --toggle-collect='gv_table_fields*'
- * build/bench/mounts -n 1000 -P 5` counts the instructions of the second
- * call (gv_table_list: the first; the compiler may clone both, hence the
- * '*'); `perf record -g` sees both.
+ * -P LOOPS: no measuring; with the mounts of the last count, the table by
+ * getvalues() (auto) LOOPS times in this process, for a profiler: with
+ * callgrind's --toggle-collect='gv_table_fields*' (gv_table_list: the
+ * first call; the compiler may clone both), the second call's count.
  *
  * The methods take turns, in an order rotated from repeat to repeat, so
  * that a load on the machine falls on all of them alike. Each sample is
@@ -772,31 +770,26 @@ int main(int argc, char **argv)
 			die(m);
 	}
 
-	if (profile > 0) {
-		for (tok = strtok_r(counts, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save))
-			add_mounts(strtoul(tok, NULL, 10));
-		for (long i = 0; i < profile; i++)
-			gv_table();
-		umount2(dir, MNT_DETACH);
-		rmdir(dir);
-		return 0;
-	}
-	printf("%d repeats, at least %.0f ms each, the methods taking turns; "
-	       "medians per query, wall and CPU (user + system). one path: "
-	       "mnt:id, :mountpoint, :options, :fstype; table: mntns, then "
-	       "all %d fields of every mount. A getvalues row is divided by "
-	       "the floor of its source (above 1: slower than the bare system "
-	       "calls), the other rows by getvalues; calls: system calls of "
-	       "one query.\n\n", repeats, target_ns / 1e6 / repeats, NFIELDS);
-	printf("| mounts | query | method | wall | CPU | calls | wall ratio | "
-	       "CPU ratio | divided by |\n");
-	printf("|---:|---|---|---:|---:|---:|---:|---:|---|\n");
+	if (!profile)
+		printf("%d repeats, at least %.0f ms each, the methods taking "
+		       "turns; medians per query, wall and CPU (user + "
+		       "system). one path: mnt:id, :mountpoint, :options, "
+		       ":fstype; table: mntns, then all %d fields of every "
+		       "mount. A getvalues row is divided by the floor of its "
+		       "source (above 1: slower than the bare system calls), "
+		       "the other rows by getvalues; calls: system calls of "
+		       "one query.\n\n| mounts | query | method | wall | CPU "
+		       "| calls | wall ratio | CPU ratio | divided by |\n"
+		       "|---:|---|---|---:|---:|---:|---:|---:|---|\n",
+		       repeats, target_ns / 1e6 / repeats, NFIELDS);
 	for (tok = strtok_r(counts, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		add_mounts(strtoul(tok, NULL, 10));
-		run_size(count_mounts());
+		if (!profile)
+			run_size(count_mounts());
 	}
+	for (long i = 0; i < profile; i++)
+		gv_table();
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
 	return 0;
