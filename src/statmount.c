@@ -471,8 +471,9 @@ static int gv_listmount_pass(struct gv_mnt_ids *ids, struct gv_sm_buf *buf,
 			if (gv_mnt_idmap_find(&ids->known, u[i], &id)) {
 				*check = (struct gv_mnt_idpair){ u[i], id };
 			} else {
+				/* ENOENT: unmounted meanwhile */
 				err = gv_statmount(buf, u[i], 0, a, &m);
-				if (err == -ENOENT)	/* unmounted meanwhile */
+				if (err == -ENOENT)
 					continue;
 				if (err)
 					return err;

@@ -316,8 +316,9 @@ static ssize_t gv_pipe_scatter(const struct iovec *l, const struct iovec *r,
 		if (!k)	/* a piece larger than the pipe, or a bad address */
 			return done;
 		/* the results the walk packs: one write(2), no writev(2) */
-		in = packed ? gv_sys_write(gv_pipe[1], l[done].iov_base, total) :
-			      syscall(SYS_writev, gv_pipe[1], l + done, k);
+		in = packed ?
+		     gv_sys_write(gv_pipe[1], l[done].iov_base, total) :
+		     syscall(SYS_writev, gv_pipe[1], l + done, k);
 		if (in != (ssize_t)total) {
 			gv_pipe_drain(in > 0 ? in : 0);
 			if (!gv_pipe_size) {

@@ -79,7 +79,8 @@ int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
 		r[k + 1] = (struct iovec){ (void *)pre->base[k], pre->len[k] };
 		total += pre->len[k];
 	}
-	got = process_vm_readv(gv_uaccess_pid(), l, pre->n + 1, r, pre->n + 1, 0);
+	got = process_vm_readv(gv_uaccess_pid(), l, pre->n + 1, r, pre->n + 1,
+			       0);
 	if (got < 0 && gv_pvm_unavailable(errno)) {
 		pre->n = 0;
 		return gv_copy_from_user(dst, src, len);
