@@ -134,8 +134,14 @@ bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
  * GV_STR_SAME + the index of that one.
  */
 #define GV_STR_SAME	((SIZE_MAX >> 1) + 1)
-/* Strings recently seen, by address: a few dozen, direct-mapped. */
-#define GV_STR_SEEN	64
+/*
+ * Strings recently seen, by address: a few hundred, direct-mapped (by a
+ * multiplicative hash, so that strings a few bytes apart part), for calls
+ * of GV_STR_MEMO names or more.
+ */
+#define GV_STR_SEEN_BITS 8
+#define GV_STR_SEEN	(1u << GV_STR_SEEN_BITS)
+#define GV_STR_MEMO	64
 
 /*
  * The regions of the caller's memory the strings of one call lie in: @r[k]
@@ -346,14 +352,15 @@ static int gv_strings_regions(struct gv_regions *g, const uintptr_t *src,
 {
 	struct { uintptr_t a; size_t i; } seen[GV_STR_SEEN];
 	/* not for a few names: clearing @seen would cost more than it saves */
-	bool memo = n >= GV_STR_SEEN;
+	bool memo = n >= GV_STR_MEMO;
 	ssize_t k;
 
 	if (memo)
 		memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t a = src[i];
-		size_t h = memo ? (a ^ (a >> 6) ^ (a >> 12)) % GV_STR_SEEN : 0;
+		size_t h = memo ? (uint64_t)a * 0x9e3779b97f4a7c15ull >>
+				  (64 - GV_STR_SEEN_BITS) : 0;
 
 		region[i] = GV_STR_NONE;
 		if (!a || a + slot < a) {
