@@ -53,14 +53,14 @@ static __attribute__((noinline)) int gv_put_slow(struct gv_out *out,
 int gv_put(struct gv_out *out, const void *p, size_t n)
 {
 	struct gv_walk *w = out->walk;
-	char *d;
 
 	if (n >= out->room - out->len || n > w->arena_cap - w->arena_len)
 		return gv_put_slow(out, p, n);
-	d = w->arena + w->arena_len;
-	w->arena_len += n;
-	out->len += n;
-	memcpy(d, p, n);
+	if (n) {	/* (an empty value: maybe no arena yet, nor @p) */
+		memcpy(w->arena + w->arena_len, p, n);
+		w->arena_len += n;
+		out->len += n;
+	}
 	return 0;
 }
 
