@@ -4,7 +4,7 @@
  * getvalues() against the bare system calls of each source, parsing
  * /proc/self/mountinfo, and running findmnt(8).
  *
- *   mounts [-n COUNTS] [-r REPEATS] [-t MS]
+ *   mounts [-n COUNTS] [-r REPEATS] [-t MS] [-P LOOPS]
  *
  * Runs as root in a private mount namespace of its own, which it fills with
  * bind mounts up to each of COUNTS (default 20,1000,10000; the system's own
@@ -22,6 +22,11 @@
  * same four things, and "listmount+statmount" the IDs of listmount() and
  * one statmount() per mount asking for all thirteen fields (Linux 6.8).
  * findmnt includes starting the process, which is what a script pays.
+ *
+ * -P LOOPS: no measuring; with the mounts of the last count, the table by
+ * getvalues() (auto) LOOPS times in this process, for a profiler: with
+ * callgrind's --toggle-collect='gv_table_fields*' (gv_table_list: the
+ * first call; the compiler may clone both), the second call's count.
  *
  * The methods take turns, in an order rotated from repeat to repeat, so
  * that a load on the machine falls on all of them alike. Each sample is
@@ -298,13 +303,25 @@ static struct name_val *tv;
 static char (*tnames)[24];
 static size_t tcap;
 
+/* The two calls of the table, apart for a profiler (-P). */
+static __attribute__((noinline)) int gv_table_list(struct name_val *list)
+{
+	return getvalues(AT_FDCWD, "/", list, 1, 0);
+}
+
+static __attribute__((noinline)) int gv_table_fields(struct name_val *v,
+						  size_t n)
+{
+	return getvalues(AT_FDCWD, "/", v, n, 0);
+}
+
 static void gv_table(void)
 {
 	struct name_val list = { .name = "mntns",
 				 .value_in = { gv_buf, sizeof(gv_buf) } };
 	size_t n = 0, off, k = 0;
 
-	if (getvalues(AT_FDCWD, "/", &list, 1, 0) != 1 || list.error) {
+	if (gv_table_list(&list) != 1 || list.error) {
 		fprintf(stderr, "mounts: mntns: %u\n", list.error);
 		exit(1);
 	}
@@ -329,7 +346,7 @@ static void gv_table(void)
 	}
 	tv[0].value_in.iov_base = gv_buf;
 	tv[0].value_in.iov_len = sizeof(gv_buf);
-	if (getvalues(AT_FDCWD, "/", tv, k, 0) != (int)k) {
+	if (gv_table_fields(tv, k) != (int)k) {
 		fprintf(stderr, "mounts: table: %s\n", strerror(errno));
 		exit(1);
 	}
@@ -711,9 +728,10 @@ static void run_size(size_t n)
 int main(int argc, char **argv)
 {
 	char counts[256] = "20,1000,10000", *tok, *save;
+	long profile = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:t:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:t:P:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			snprintf(counts, sizeof(counts), "%s", optarg);
@@ -726,9 +744,12 @@ int main(int argc, char **argv)
 		case 't':
 			target_ns = atof(optarg) * 1e6;
 			break;
+		case 'P':
+			profile = atol(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: mounts [-n COUNTS] "
-				"[-r REPEATS] [-t MS]\n");
+				"[-r REPEATS] [-t MS] [-P LOOPS]\n");
 			return 2;
 		}
 	}
@@ -749,21 +770,26 @@ int main(int argc, char **argv)
 			die(m);
 	}
 
-	printf("%d repeats, at least %.0f ms each, the methods taking turns; "
-	       "medians per query, wall and CPU (user + system). one path: "
-	       "mnt:id, :mountpoint, :options, :fstype; table: mntns, then "
-	       "all %d fields of every mount. A getvalues row is divided by "
-	       "the floor of its source (above 1: slower than the bare system "
-	       "calls), the other rows by getvalues; calls: system calls of "
-	       "one query.\n\n", repeats, target_ns / 1e6 / repeats, NFIELDS);
-	printf("| mounts | query | method | wall | CPU | calls | wall ratio | "
-	       "CPU ratio | divided by |\n");
-	printf("|---:|---|---|---:|---:|---:|---:|---:|---|\n");
+	if (!profile)
+		printf("%d repeats, at least %.0f ms each, the methods taking "
+		       "turns; medians per query, wall and CPU (user + "
+		       "system). one path: mnt:id, :mountpoint, :options, "
+		       ":fstype; table: mntns, then all %d fields of every "
+		       "mount. A getvalues row is divided by the floor of its "
+		       "source (above 1: slower than the bare system calls), "
+		       "the other rows by getvalues; calls: system calls of "
+		       "one query.\n\n| mounts | query | method | wall | CPU "
+		       "| calls | wall ratio | CPU ratio | divided by |\n"
+		       "|---:|---|---|---:|---:|---:|---:|---:|---|\n",
+		       repeats, target_ns / 1e6 / repeats, NFIELDS);
 	for (tok = strtok_r(counts, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		add_mounts(strtoul(tok, NULL, 10));
-		run_size(count_mounts());
+		if (!profile)
+			run_size(count_mounts());
 	}
+	for (long i = 0; i < profile; i++)
+		gv_table();
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
 	return 0;

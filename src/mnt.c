@@ -14,9 +14,11 @@
  * mountinfo is read at most once per call, and not at all when statmount()
  * answers everything; of its lines, only those of the mounts asked about
  * are parsed (the list needs only their IDs). Nothing is kept from one
- * call to the next but memory: mountinfo can change with no event that
- * poll(2) reports (a rename above a mount point, a change of propagation),
- * so a cache could not know when it went stale (getvalues(7)).
+ * call to the next but memory, and the pairs of 64-bit and 32-bit IDs of
+ * the mounts a list saw, which cannot go stale (gv_listmount_ids()):
+ * mountinfo can change with no event that poll(2) reports (a rename above
+ * a mount point, a change of propagation), so a cache of it could not
+ * know when it went stale (getvalues(7)).
  *
  * Which one auto takes depends on the call (bench/mounts): statmount()
  * answers for one mount in a few microseconds, where mountinfo costs the
@@ -24,9 +26,10 @@
  * string of a mount costs some 2.4 us, twice what mountinfo costs a mount.
  * So a call that asks of GV_MNT_BULK mounts or more by ID, or lists the
  * namespace and asks more than IDs, reads mountinfo; the others use
- * statmount(). The bare list takes whichever of listmount() (and a
- * statmount() of the IDs per mount) and mountinfo's text costs less per
- * mount as measured where it runs: gv_mntns_list_auto().
+ * statmount(). The bare list takes listmount() once the IDs of a list
+ * before are kept, else whichever of listmount() (and a statmount() of the
+ * IDs per mount) and mountinfo's text costs less per mount as measured
+ * where it runs: gv_mntns_list_auto().
  */
 #include <errno.h>
 #include <pthread.h>
@@ -90,13 +93,18 @@ struct gv_mnt_cache {
 	int origin_state;
 	struct gv_mount *origin;
 
+	/* the last mount found by ID: a table asks its fields in a row */
+	struct gv_mount *last;
+
 	/* from statmount(): every mount fetched, by 32-bit ID */
 	struct gv_mnt_table sm;
 	/* the walk of listmount(): its position, the IDs in its order */
 	uint64_t scan_last;
 	bool scan_done;
-	uint32_t *ns_ids;
-	size_t ns_n, ns_cap;
+	struct gv_mnt_idlist ns;
+	/* a call that only lists takes the IDs of the listing before */
+	bool ids_only;
+	struct gv_mnt_ids *ids;
 
 	/*
 	 * from mountinfo: read at most once (enum gv_mi_state, or -errno);
@@ -127,7 +135,7 @@ static void gv_mnt_free(struct gv_mnt_cache *c)
 	gv_mnt_arena_free(&c->arena);
 	free(c->smbuf.p);
 	free(c->mi_text);
-	free(c->ns_ids);
+	free(c->ns.v);
 	free(c);
 }
 
@@ -138,6 +146,8 @@ static void gv_mnt_release(struct gv_ctx *ctx)
 	if (!c)
 		return;
 	ctx->mnt = NULL;
+	gv_mnt_ids_put(c->ids);
+	c->ids = NULL;
 	if (c->arena.total + c->mi_cap + c->smbuf.size > GV_MNT_KEEP_MAX) {
 		gv_mnt_free(c);
 		return;
@@ -167,8 +177,7 @@ static struct gv_mnt_cache *gv_mnt_take(void)
 		.mi = keep.mi,
 		.mi_text = keep.mi_text,
 		.mi_cap = keep.mi_cap,
-		.ns_ids = keep.ns_ids,
-		.ns_cap = keep.ns_cap,
+		.ns = { keep.ns.v, 0, keep.ns.cap },
 	};
 	return c;
 }
@@ -181,24 +190,34 @@ static struct gv_mnt_cache *gv_mnt_take(void)
  */
 static void gv_mnt_plan(const struct gv_ctx *ctx, struct gv_mnt_cache *c)
 {
-	bool list = false;
+	bool list = false, mount = false;
 
 	for (size_t i = 0, ids = 0, last = 0; i < ctx->nreqs; i++) {
 		const struct gv_req *r = &ctx->reqs[i];
 
+		/* nothing more to learn: a table of every field, say */
+		if (c->bulk && mount && c->need == GV_MK_ALL)
+			break;
+
 		if ((r->group == &gv_group_mnt || r->group == &gv_group_mntns) &&
-		    r->field)
+		    r->field) {
 			c->need |= r->field->arg2;
+			mount = true;
+		}
 		if (r->group != &gv_group_mntns || r->err)
 			continue;
-		if (!r->has_id)
+		if (!r->has_id) {
 			list = true;
-		else if (r->id != last && ++ids == GV_MNT_BULK)
+			continue;
+		}
+		mount = true;
+		if (r->id != last && ++ids == GV_MNT_BULK)
 			c->bulk = true;
 		last = r->id;
 	}
 	if (list && (c->need & ~GV_MK_BASIC))
 		c->bulk = true;
+	c->ids_only = list && !mount;
 }
 
 static struct gv_mnt_cache *gv_mnt_cache(struct gv_ctx *ctx)
@@ -281,21 +300,6 @@ static int gv_mountinfo(struct gv_mnt_cache *c)
 	return err;
 }
 
-static int gv_ns_add(struct gv_mnt_cache *c, uint32_t id)
-{
-	if (c->ns_n == c->ns_cap) {
-		size_t cap = c->ns_cap ? c->ns_cap * 2 : 256;
-		uint32_t *v = realloc(c->ns_ids, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->ns_ids = v;
-		c->ns_cap = cap;
-	}
-	c->ns_ids[c->ns_n++] = id;
-	return 0;
-}
-
 /*
  * One more stretch of listmount(), each new mount fetched with statmount()
  * and kept. Stretches grow, so that looking up one ID early in the list is
@@ -306,8 +310,8 @@ static int gv_ns_add(struct gv_mnt_cache *c, uint32_t id)
 
 static int gv_mnt_scan_step(struct gv_mnt_cache *c, bool all)
 {
-	size_t max = all || c->ns_n >= GV_MNT_STRETCH ? GV_MNT_STRETCH :
-		     c->ns_n < 64 ? 64 : c->ns_n;
+	size_t max = all || c->ns.n >= GV_MNT_STRETCH ? GV_MNT_STRETCH :
+		     c->ns.n < 64 ? 64 : c->ns.n;
 	uint64_t *ids = malloc(max * sizeof(*ids));
 	long n;
 	int err = 0;
@@ -336,7 +340,7 @@ static int gv_mnt_scan_step(struct gv_mnt_cache *c, bool all)
 				err = gv_mnt_table_add(&c->sm, m);
 		}
 		if (!err)
-			err = gv_ns_add(c, m->id);
+			err = gv_mnt_idlist_add(&c->ns, m->id);
 	}
 	if (!err && (size_t)n < max)
 		c->scan_done = true;
@@ -411,8 +415,8 @@ static int gv_mi_lookup(struct gv_ctx *ctx, struct gv_mnt_cache *c,
  * facts @need. A fact this kernel's statmount() cannot tell comes from
  * mountinfo (auto) or is ENOSYS (statmount forced).
  */
-static int gv_mnt_lookup(struct gv_ctx *ctx, const struct gv_req *req,
-			 unsigned int need, struct gv_mount **out)
+static int gv_mnt_find(struct gv_ctx *ctx, const struct gv_req *req,
+		       unsigned int need, struct gv_mount **out)
 {
 	struct gv_mnt_cache *c = gv_mnt_cache(ctx);
 	struct gv_mount *m = NULL;
@@ -451,7 +455,28 @@ static int gv_mnt_lookup(struct gv_ctx *ctx, const struct gv_req *req,
 	}
 	err = gv_mi_lookup(ctx, c, req, out);
 	if (err && gv_mnt_unbulk(c))
-		return gv_mnt_lookup(ctx, req, need, out);
+		return gv_mnt_find(ctx, req, need, out);
+	return err;
+}
+
+/*
+ * ... and the mount of the entry before, when it is the same ID and knows
+ * @need: the fields of a table come one mount at a time.
+ */
+static int gv_mnt_lookup(struct gv_ctx *ctx, const struct gv_req *req,
+			 unsigned int need, struct gv_mount **out)
+{
+	struct gv_mnt_cache *c = ctx->mnt;
+	int err;
+
+	if (c && c->last && req->has_id && c->last->id == req->id &&
+	    (c->last->known & need) == need) {
+		*out = c->last;
+		return 0;
+	}
+	err = gv_mnt_find(ctx, req, need, out);
+	if (!err && req->has_id)
+		ctx->mnt->last = *out;
 	return err;
 }
 
@@ -587,15 +612,22 @@ static int gv_mntns_list_mi(struct gv_mnt_cache *c, struct gv_out *out,
 	return err ? err : more;
 }
 
-/* The list from listmount(), a statmount() per mount. */
+/* The list from listmount(), a statmount() per mount not known. */
 static int gv_mntns_list_sm(struct gv_mnt_cache *c, struct gv_out *out)
 {
 	int err = 0;
 
+	if (c->ids_only && !c->scan_done) {
+		if (!c->ids)
+			c->ids = gv_mnt_ids_take();
+		err = !c->ids ? -ENOMEM :
+		      gv_listmount_ids(c->ids, &c->smbuf, &c->arena, &c->ns);
+		c->scan_done = !err;
+	}
 	while (!c->scan_done && !err)
 		err = gv_mnt_scan_step(c, true);
-	for (size_t i = 0; i < c->ns_n && !err; i++)
-		err = gv_mntns_item(out, c->ns_ids[i]);
+	for (size_t i = 0; i < c->ns.n && !err; i++)
+		err = gv_mntns_item(out, c->ns.v[i]);
 	return err;
 }
 
@@ -604,25 +636,34 @@ static size_t gv_mnt_list_size = 128;
 
 /*
  * The bare list in auto mode, where statmount() works: from listmount()
- * or from mountinfo's text, whichever costs less per mount where it runs
- * (cost.c, GV_COST_MNTLIST). A statmount() per mount costs a system call
- * each: 0.65 us a mount where one costs 120 ns, against 1.3 us for the
- * text, but more than the text where one costs 900 ns (bench/mounts under
- * bench/syscost). Mountinfo unreadable: listmount().
+ * and the IDs kept from the list before (some 0.1 us a mount), or, when
+ * there are none, from listmount() or mountinfo's text, whichever costs
+ * less per mount where it runs (cost.c, GV_COST_MNTLIST). A statmount()
+ * per mount costs a system call each: 0.65 us a mount where one costs 120
+ * ns, against 1.3 us for the text, but more than the text where one costs
+ * 900 ns (bench/mounts under bench/syscost). Mountinfo unreadable:
+ * listmount().
  */
 static int gv_mntns_list_auto(struct gv_mnt_cache *c, struct gv_out *out)
 {
 	size_t n = __atomic_load_n(&gv_mnt_list_size, __ATOMIC_RELAXED);
-	enum gv_mech m = gv_cost_decide(GV_COST_MNTLIST, n, GV_MECH_SYNC);
-	uint64_t t0 = gv_cost_now();
+	enum gv_mech m;
+	uint64_t t0;
 	int err = 1;
 
+	/* with the IDs of a listing before: listmount(), and few statmount() */
+	if (c->ids_only && !c->ids)
+		c->ids = gv_mnt_ids_take();
+	if (c->ids && c->ids->known.n)
+		return gv_mntns_list_sm(c, out);
+	m = gv_cost_decide(GV_COST_MNTLIST, n, GV_MECH_SYNC);
+	t0 = gv_cost_now();
 	if (m == GV_MECH_URING && !gv_mountinfo_text(c))
 		err = gv_mntns_list_mi(c, out, &n);
 	if (err > 0) {
 		m = GV_MECH_SYNC;
 		err = gv_mntns_list_sm(c, out);
-		n = c->ns_n;
+		n = c->ns.n;
 	}
 	if (err)
 		return err;

@@ -76,6 +76,53 @@ void gv_mnt_table_reset(struct gv_mnt_table *t);
 void gv_mnt_table_free(struct gv_mnt_table *t);
 
 /*
+ * 32-bit mount IDs by the 64-bit unique IDs of listmount(), in the order
+ * of these: what the list of a mount namespace remembers from call to
+ * call (mnt.c).
+ */
+struct gv_mnt_idpair {
+	uint64_t unique;
+	uint32_t id;
+};
+
+struct gv_mnt_idmap {
+	struct gv_mnt_idpair *v;
+	size_t n, cap;
+	size_t at;		/* after the pair found last */
+	bool unsorted;		/* added out of order: sort when sealed */
+};
+
+bool gv_mnt_idmap_find(struct gv_mnt_idmap *m, uint64_t unique,
+		       uint32_t *id);
+int gv_mnt_idmap_add(struct gv_mnt_idmap *m, uint64_t unique, uint32_t id);
+/* Ready for gv_mnt_idmap_find(): in order. */
+void gv_mnt_idmap_seal(struct gv_mnt_idmap *m);
+/* Empty, its memory kept for the next pairs. */
+void gv_mnt_idmap_clear(struct gv_mnt_idmap *m);
+void gv_mnt_idmap_free(struct gv_mnt_idmap *m);
+
+/*
+ * The pairs of one listing (@known) kept for the next, which builds its
+ * own (@next): one set for the process, taken by one call at a time (an
+ * empty one when it is taken), and given back (freed past a size).
+ */
+struct gv_mnt_ids {
+	struct gv_mnt_idmap known, next;
+};
+struct gv_mnt_ids *gv_mnt_ids_take(void);
+void gv_mnt_ids_put(struct gv_mnt_ids *ids);
+/* Tests: every pair kept made false, as another boot would find them. */
+void gv_mnt_ids_test_poison(void);
+
+/* 32-bit mount IDs, a list of them growing as needed. */
+struct gv_mnt_idlist {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+int gv_mnt_idlist_add(struct gv_mnt_idlist *l, uint32_t id);
+
+/*
  * mountinfo.c: /proc/thread-self/mountinfo read into @*text, a buffer of
  * @*cap bytes that is grown as needed and may be reused; its length in
  * @*len (the text is NUL-terminated besides).
@@ -122,6 +169,13 @@ int gv_statmount(struct gv_sm_buf *buf, uint64_t unique, unsigned int need,
  * root that come after @last (0: from the first). Returns how many.
  */
 long gv_listmount(uint64_t last, uint64_t *ids, size_t max);
+/*
+ * The 32-bit IDs of all those mounts, in their order, appended to @out:
+ * from the pairs of the listing before (@ids), and statmount() (@buf, @a)
+ * for mounts new since; then @ids keeps the pairs of this listing.
+ */
+int gv_listmount_ids(struct gv_mnt_ids *ids, struct gv_sm_buf *buf,
+		     struct gv_mnt_arena *a, struct gv_mnt_idlist *out);
 
 /* mountinfo.c: undo mountinfo's \ooo escapes in place; the new length. */
 size_t gv_mnt_unescape(char *s, size_t len);

@@ -353,6 +353,21 @@ struct gv_parser {
 	struct gv_req base;
 	bool base_ok;
 	/*
+	 * The field after the one the last ":FIELD" named, in its table: a
+	 * vector that asks every field of one object asks them in order.
+	 */
+	const struct gv_field *next_field, *next_table;
+	/*
+	 * Fields found by where their name lay: the names read at one
+	 * address are one copy (ustrings.c), so a ":root" given 10000 times
+	 * is looked for once.
+	 */
+	struct {
+		const char *name;
+		const struct gv_field *table, *field;
+	} seen[32];
+	bool memo;		/* @seen in use: not for a few names */
+	/*
 	 * The group of the name before, whose "GROUP:" the prefix holds
 	 * (unless its len was reset since): most vectors keep to one or two.
 	 */
@@ -376,15 +391,41 @@ static void gv_parser_base(struct gv_parser *ps, const struct gv_req *req)
 		};
 }
 
-/* ":FIELD" after a base: the base's request, with FIELD of @len bytes. */
-static void gv_parse_field_of(const struct gv_req *base, const char *field,
+/*
+ * ":FIELD" after a base: the base's request, with FIELD of @len bytes,
+ * looked for first where the field before it suggests (@ps->next_field).
+ */
+static void gv_parse_field_of(struct gv_parser *ps, const char *field,
 			      size_t len, struct gv_req *req)
 {
+	const struct gv_req *base = &ps->base;
+	const struct gv_field *f = ps->next_field, *table;
+	size_t h = ps->memo ? (uint64_t)(uintptr_t)field *
+			      0x9e3779b97f4a7c15ull >> 59 : 0;
+
 	*req = *base;
-	req->field = gv_find_field(base->has_id ? base->group->id_fields :
-						  base->group->fields,
-				   field, len);
-	if (!req->field)
+	table = base->has_id ? base->group->id_fields : base->group->fields;
+	if (ps->memo && ps->seen[h].name == field &&
+	    ps->seen[h].table == table) {
+		f = ps->seen[h].field;
+		req->field = f;
+		ps->next_field = f + 1;
+		ps->next_table = table;
+		return;
+	}
+	/* (FIELD is the rest of a name: its NUL ends it) */
+	if (!f || ps->next_table != table || !f->name ||
+	    f->name[0] != *field || strcmp(f->name, field))
+		f = gv_find_field(table, field, len);
+	if (ps->memo) {
+		ps->seen[h].name = f ? field : NULL;
+		ps->seen[h].table = table;
+		ps->seen[h].field = f;
+	}
+	req->field = f;
+	ps->next_field = f ? f + 1 : NULL;
+	ps->next_table = table;
+	if (!f)
 		req->err = ENOENT;
 }
 
@@ -412,7 +453,7 @@ static void gv_parse_entry(struct gv_parser *ps, const char *name, int len,
 		}
 		/* the prefix stays, and so does the base */
 		if (ps->base_ok) {
-			gv_parse_field_of(&ps->base, name + 1, len - 1, req);
+			gv_parse_field_of(ps, name + 1, len - 1, req);
 			return;
 		}
 		name = gv_prefix_expand(&ps->prefix, name, len, ps->full);
@@ -454,6 +495,11 @@ int gv_parse_names(const struct name_val *vec, size_t num,
 	ps.names = names;
 	ps.prefix.len = 0;
 	ps.base_ok = false;
+	ps.next_field = NULL;
+	ps.next_table = NULL;
+	ps.memo = num >= 64;
+	if (ps.memo)
+		memset(ps.seen, 0, sizeof(ps.seen));
 	ps.group = NULL;
 	/* where each name is, then its copy and length: one scratch buffer */
 	mem = gv_scratch_get(GV_SCRATCH_NAMES, NULL,

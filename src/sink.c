@@ -18,45 +18,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scratch.h"
 #include "uaccess.h"
 #include "walk.h"
 
 #define GV_READ_CHUNK	65536u		/* staged part of a file */
 #define GV_DIRECT_CHUNK	(1u << 20)	/* one read into the caller's buffer */
 
-/*
- * The arena is scratch memory (scratch.c): a call's staged values go where
- * the last call's went, instead of growing the heap and trimming it again
- * (two brk() calls and the page faults in between, every call).
- */
-int gv_arena_reserve(struct gv_walk *w, size_t extra)
-{
-	size_t need = w->arena_len + extra, cap = w->arena_cap;
-	char *p;
-
-	if (need < w->arena_len)
-		return -ENOMEM;
-	if (need <= cap)
-		return 0;
-	if (!cap)
-		cap = 4096;
-	while (cap < need)
-		cap = cap * 2 > cap ? cap * 2 : need;
-	p = gv_scratch_get(GV_SCRATCH_ARENA, w->arena, cap);
-	if (!p)
-		return -ENOMEM;
-	w->arena = p;
-	w->arena_cap = gv_scratch_cap(p);
-	return 0;
-}
-
-/*
- * Append @n bytes to the value. If the value no longer fits, the bytes up
- * to the end of the space are staged all the same and -EOVERFLOW returned;
- * from then on nothing more is added.
- */
-int gv_put(struct gv_out *out, const void *p, size_t n)
+/* gv_put() when the value outgrows its space or the arena its memory. */
+static __attribute__((noinline)) int gv_put_slow(struct gv_out *out,
+						 const void *p, size_t n)
 {
 	size_t left = out->room - out->len;
 	struct gv_walk *w = out->walk;
@@ -73,6 +43,25 @@ int gv_put(struct gv_out *out, const void *p, size_t n)
 	w->arena_len += n;
 	out->len += n;
 	return over ? -EOVERFLOW : 0;
+}
+
+/*
+ * Append @n bytes to the value. If the value no longer fits, the bytes up
+ * to the end of the space are staged all the same and -EOVERFLOW returned;
+ * from then on nothing more is added.
+ */
+int gv_put(struct gv_out *out, const void *p, size_t n)
+{
+	struct gv_walk *w = out->walk;
+
+	if (n >= out->room - out->len || n > w->arena_cap - w->arena_len)
+		return gv_put_slow(out, p, n);
+	if (n) {	/* (an empty value: maybe no arena yet, nor @p) */
+		memcpy(w->arena + w->arena_len, p, n);
+		w->arena_len += n;
+		out->len += n;
+	}
+	return 0;
 }
 
 int gv_puts(struct gv_out *out, const char *s)

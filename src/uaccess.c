@@ -29,8 +29,6 @@
 #define GV_SCATTER_PIPE 64
 /* what a pipe holds until F_GETPIPE_SZ says otherwise: Linux's default */
 #define GV_PIPE_GUESS (16 * GV_PAGE)
-/* regions a name may join: see gv_strings_from_user() */
-#define GV_RECENT_REGIONS 4
 
 /* 0: process_vm_readv/writev work as far as we know; 1: use the pipe */
 static int gv_use_pipe;
@@ -77,8 +75,18 @@ static pid_t gv_pid(void)
 	return gv_tid();
 }
 
+pid_t gv_uaccess_pid(void)
+{
+	return gv_pid();
+}
+
+bool gv_uaccess_piped(void)
+{
+	return __atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED);
+}
+
 /* Errors that say the mechanism is unavailable, not that memory is bad. */
-static bool gv_pvm_unavailable(int err)
+bool gv_pvm_unavailable(int err)
 {
 	if (err != ENOSYS && err != EPERM && err != EACCES)
 		return false;
@@ -267,6 +275,7 @@ static size_t gv_landed(const struct iovec *l, size_t k, ssize_t got)
 	return landed;
 }
 
+
 /*
  * Many small writes through the pipe: writev(2) of our pieces into it,
  * readv(2) of them out into their places in the caller's memory, up to
@@ -287,21 +296,29 @@ static ssize_t gv_pipe_scatter(const struct iovec *l, const struct iovec *r,
 	if (gv_pipe_open())
 		return -1;
 	while (done < n) {
-		size_t k = 0, total = 0;
+		size_t k = 0, total = 0, cap = gv_pipe_cap();
+		const char *next = l[done].iov_base;
+		bool packed = true;	/* our pieces one after the other */
 		ssize_t in, got;
 
 		while (done + k < n && k < 1024 &&
-		       total + l[done + k].iov_len <= gv_pipe_cap()) {
+		       total + l[done + k].iov_len <= cap) {
 			uintptr_t dst = (uintptr_t)r[done + k].iov_base;
 
 			if (!dst || dst + r[done + k].iov_len < dst)
 				break;
+			packed &= l[done + k].iov_base == next;
+			next = (char *)l[done + k].iov_base +
+			       l[done + k].iov_len;
 			total += l[done + k].iov_len;
 			k++;
 		}
 		if (!k)	/* a piece larger than the pipe, or a bad address */
 			return done;
-		in = syscall(SYS_writev, gv_pipe[1], l + done, k);
+		/* the results the walk packs: one write(2), no writev(2) */
+		in = packed ?
+		     gv_sys_write(gv_pipe[1], l[done].iov_base, total) :
+		     syscall(SYS_writev, gv_pipe[1], l + done, k);
 		if (in != (ssize_t)total) {
 			gv_pipe_drain(in > 0 ? in : 0);
 			if (!gv_pipe_size) {
@@ -321,56 +338,112 @@ static ssize_t gv_pipe_scatter(const struct iovec *l, const struct iovec *r,
 	return done;
 }
 
+/* A piece the pipe takes rather than process_vm_writev(2): under a page. */
+static bool gv_small(const struct iovec *l)
+{
+	return l->iov_len < GV_PAGE;
+}
+
 /*
- * Write @n pairs of iovecs (@l[i] into @r[i], the same length), up to
- * 1024 (IOV_MAX) per system call. Returns how many of them, from the
- * first, landed completely: @n when all did. The kernel copies in order
- * and stops at the first fault, so nothing after the one that did not
- * land was written. Past GV_SCATTER_PIPE pieces, through the pipe.
+ * The small pieces from @l on (at most @n) that go through the pipe: a run
+ * of at least GV_SCATTER_PIPE of them, or any once process_vm_writev(2) is
+ * out of use. 0: none.
+ */
+static size_t gv_pipe_run(const struct iovec *l, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && gv_small(&l[k]))
+		k++;
+	if (k >= GV_SCATTER_PIPE ||
+	    (k && __atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)))
+		return k;
+	return 0;
+}
+
+/*
+ * The pieces from @l, @r on (at most @n) for one process_vm_writev(2): up
+ * to 1024 (IOV_MAX), to a bad address, or (@pipe) to a run of small
+ * pieces that the pipe takes.
+ */
+static size_t gv_pvm_run(const struct iovec *l, const struct iovec *r,
+			 size_t n, bool pipe)
+{
+	size_t k = 0, small = 0;
+
+	while (k < n && k < 1024) {
+		uintptr_t dst = (uintptr_t)r[k].iov_base;
+
+		if (!dst || dst + r[k].iov_len < dst)
+			break;
+		small = gv_small(&l[k]) ? small + 1 : 0;
+		if (pipe && small == GV_SCATTER_PIPE)
+			return k + 1 - small;
+		k++;
+	}
+	return k;
+}
+
+/*
+ * @k pieces through process_vm_writev(2), or one at a time through the
+ * pipe where it is out of use: how many landed, from the first.
+ */
+static size_t gv_pvm_scatter(const struct iovec *l, const struct iovec *r,
+			     size_t k)
+{
+	size_t total = 0, i;
+	ssize_t got = -1;
+
+	if (!__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
+		for (i = 0; i < k; i++)
+			total += r[i].iov_len;
+		got = process_vm_writev(gv_pid(), l, k, r, k, 0);
+		if (got == (ssize_t)total)
+			return k;
+		if (got >= 0 || !gv_pvm_unavailable(errno))
+			return gv_landed(l, k, got);
+	}
+	for (i = 0; i < k; i++)
+		if (gv_copy_to_user((uintptr_t)r[i].iov_base, l[i].iov_base,
+				    l[i].iov_len))
+			break;
+	return i;
+}
+
+/*
+ * Write @n pairs of iovecs (@l[i] into @r[i], the same length). Returns
+ * how many of them, from the first, landed completely: @n when all did.
+ * The kernel copies in order and stops at the first fault, so nothing
+ * after the one that did not land was written. Runs of small pieces go
+ * through the pipe (process_vm_writev(2) pins a page for each), the
+ * others, a page or more each, through process_vm_writev(2), which copies
+ * them once where the pipe copies twice.
  */
 size_t gv_copy_to_user_iov(const struct iovec *l, const struct iovec *r,
 			   size_t n)
 {
-	size_t done = 0;
-	ssize_t piped;
+	size_t done = 0, k;
+	ssize_t got;
 
-	if (n >= GV_SCATTER_PIPE &&
-	    !__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
-		piped = gv_pipe_scatter(l, r, n);
-		if (piped >= 0 && (size_t)piped < n &&
-		    l[piped].iov_len <= gv_pipe_cap())
-			return piped;	/* a fault */
-		done = piped > 0 ? piped : 0;
-	}
 	while (done < n) {
-		size_t k = 0, total = 0;
-		ssize_t got;
-
-		if (__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED)) {
-			if (gv_copy_to_user((uintptr_t)r[done].iov_base,
-					    l[done].iov_base, l[done].iov_len))
+		k = gv_pipe_run(l + done, n - done);
+		got = k ? gv_pipe_scatter(l + done, r + done, k) : -1;
+		if (got >= 0) {
+			done += got;
+			if ((size_t)got == k)
+				continue;
+			/* a fault, unless a piece larger than the pipe */
+			if (l[done].iov_len <= gv_pipe_cap())
 				return done;
-			done++;
-			continue;
 		}
-		while (done + k < n && k < 1024) {
-			uintptr_t dst = (uintptr_t)r[done + k].iov_base;
-
-			if (!dst || dst + r[done + k].iov_len < dst)
-				break;
-			total += r[done + k].iov_len;
-			k++;
-		}
+		/* no pipe to be had: process_vm_writev(2) takes them all */
+		k = gv_pvm_run(l + done, r + done, n - done, got >= 0 || !k);
 		if (!k)
 			return done;
-		got = process_vm_writev(gv_pid(), l + done, k, r + done, k, 0);
-		if (got < 0 && gv_pvm_unavailable(errno))
-			continue;	/* again, through the pipe */
-		if (got == (ssize_t)total) {
-			done += k;
-			continue;
-		}
-		return done + gv_landed(l + done, k, got);
+		got = gv_pvm_scatter(l + done, r + done, k);
+		done += got;
+		if ((size_t)got < k)
+			return done;
 	}
 	return done;
 }
@@ -402,371 +475,6 @@ int gv_strncpy_from_user(char *dst, uintptr_t src, size_t max)
 		got += chunk;
 	}
 	return -ENAMETOOLONG;
-}
-
-/*
- * Names are read in a second system call, once the vector says where they
- * are. But a program that calls getvalues() again and again mostly asks
- * for the same names from the same places: this thread remembers the
- * regions its last call's names lay in, and the next call reads them with
- * its vector, in one process_vm_readv(2), as a guess. What was read there
- * is the caller's memory as it is now; a name that the guess does not
- * hold whole is read as before. Reading memory that this call did not
- * name costs nothing but the copy: it is our own, and a bad page only
- * ends the read short.
- */
-static __thread struct {
-	unsigned int n;
-	uintptr_t base[GV_PREREAD_MAX];
-	size_t len[GV_PREREAD_MAX];
-} gv_last_regions;
-
-#define GV_PREREAD_BYTES 16384	/* the most a guess reads */
-
-void gv_preread_remember(const struct iovec *r, size_t nreg)
-{
-	size_t total = 0;
-	unsigned int k;
-
-	for (k = 0; k < nreg && k < GV_PREREAD_MAX; k++) {
-		total += r[k].iov_len;
-		if (total > GV_PREREAD_BYTES)
-			break;
-		gv_last_regions.base[k] = (uintptr_t)r[k].iov_base;
-		gv_last_regions.len[k] = r[k].iov_len;
-	}
-	/* a guess that cannot hold all the names is not worth its copy */
-	gv_last_regions.n = k == nreg ? k : 0;
-}
-
-int gv_copy_from_user_pre(void *dst, uintptr_t src, size_t len,
-			  struct gv_preread *pre)
-{
-	struct iovec l[1 + GV_PREREAD_MAX], r[1 + GV_PREREAD_MAX];
-	size_t total = 0;
-	ssize_t got;
-	unsigned int k;
-
-	pre->n = 0;
-	if (!__atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED) && src &&
-	    src + len >= src) {
-		for (k = 0; k < gv_last_regions.n; k++)
-			total += gv_last_regions.len[k];
-		if (total > sizeof(pre->data))
-			total = 0;
-		pre->n = total ? gv_last_regions.n : 0;
-	}
-	if (!pre->n)
-		return gv_copy_from_user(dst, src, len);
-	l[0] = (struct iovec){ dst, len };
-	r[0] = (struct iovec){ (void *)src, len };
-	for (k = 0, total = 0; k < pre->n; k++) {
-		pre->base[k] = gv_last_regions.base[k];
-		pre->len[k] = gv_last_regions.len[k];
-		l[k + 1] = (struct iovec){ pre->data + total, pre->len[k] };
-		r[k + 1] = (struct iovec){ (void *)pre->base[k], pre->len[k] };
-		total += pre->len[k];
-	}
-	got = process_vm_readv(gv_pid(), l, pre->n + 1, r, pre->n + 1, 0);
-	if (got < 0 && gv_pvm_unavailable(errno)) {
-		pre->n = 0;
-		return gv_copy_from_user(dst, src, len);
-	}
-	if (got < (ssize_t)len) {
-		pre->n = 0;
-		return got >= 0 || errno == EFAULT ? -EFAULT : -errno;
-	}
-	got -= len;
-	for (k = 0; k < pre->n; k++) {
-		pre->got[k] = (size_t)got < pre->len[k] ? (size_t)got :
-							  pre->len[k];
-		got -= pre->got[k];
-	}
-	return 0;
-}
-
-/*
- * Copy region @r from @pre into @dst if @pre asked for all of it: what it
- * read is what a read of @r would have read, up to the same bad page
- * (then @r is cut short there, as such a read leaves it).
- */
-bool gv_preread_take(const struct gv_preread *pre, struct iovec *r,
-		     void *dst)
-{
-	uintptr_t a = (uintptr_t)r->iov_base;
-	size_t off = 0, at, n;
-
-	for (unsigned int k = 0; pre && k < pre->n; off += pre->len[k++]) {
-		if (a < pre->base[k] || a - pre->base[k] > pre->len[k] ||
-		    r->iov_len > pre->len[k] - (a - pre->base[k]))
-			continue;
-		at = a - pre->base[k];
-		n = pre->got[k] > at ? pre->got[k] - at : 0;
-		if (n > r->iov_len)
-			n = r->iov_len;
-		memcpy(dst, pre->data + off + at, n);
-		r->iov_len = n;
-		return true;
-	}
-	return false;
-}
-
-/* Regions per process_vm_readv(2): a few KiB of stack, not tens. */
-#define GV_STR_BATCH	64
-/* The region of a string at a bad address: none. */
-#define GV_STR_NONE	SIZE_MAX
-
-/*
- * The regions of the caller's memory the strings of one call lie in: @r[k]
- * is region k there, @l[k] its copy in @buf. A read that stops short at a
- * bad page cuts @r[k].iov_len; @l[k].iov_len stays what was asked.
- */
-struct gv_regions {
-	struct iovec *l, *r;
-	size_t n, cap;
-	/* the regions a string may join, most recently joined first */
-	size_t recent[GV_RECENT_REGIONS], nrecent;
-	char *buf;
-	size_t total;		/* the bytes of @buf the regions take */
-};
-
-static int gv_regions_grow(struct gv_regions *g)
-{
-	size_t cap = g->cap ? g->cap * 2 : 64;
-	struct iovec *l = realloc(g->l, cap * sizeof(*l)), *r;
-
-	if (l)
-		g->l = l;
-	r = realloc(g->r, cap * sizeof(*r));
-	if (r)
-		g->r = r;
-	if (!l || !r)
-		return -ENOMEM;
-	g->cap = cap;
-	return 0;
-}
-
-/*
- * The region the string at @a, of at most @slot bytes, is read in: a
- * recent one it lies in or close after (grown to hold it), else a new
- * one. Its index, or -ENOMEM.
- */
-static ssize_t gv_region_add(struct gv_regions *g, uintptr_t a, size_t slot)
-{
-	const size_t gap = 512, cap = 65536;
-	size_t j, k;
-
-	for (j = 0; j < g->nrecent; j++) {
-		struct iovec *r = &g->r[g->recent[j]];
-		uintptr_t rs = (uintptr_t)r->iov_base, re = rs + r->iov_len;
-
-		if (a >= rs && a <= re + gap && a + slot - rs <= cap) {
-			if (a + slot > re)
-				r->iov_len = a + slot - rs;
-			break;
-		}
-	}
-	if (j == g->nrecent) {
-		if (g->n == g->cap && gv_regions_grow(g))
-			return -ENOMEM;
-		g->r[g->n] = (struct iovec){ (void *)a, slot };
-		/* the oldest recent region gives way */
-		if (g->nrecent < GV_RECENT_REGIONS)
-			g->nrecent++;
-		j = g->nrecent - 1;
-		g->recent[j] = g->n++;
-	}
-	k = g->recent[j];
-	if (j) {	/* mostly the string joins the region of the one before */
-		memmove(g->recent + 1, g->recent, j * sizeof(*g->recent));
-		g->recent[0] = k;
-	}
-	return (ssize_t)k;
-}
-
-/* @buf, and each region's place in it. */
-static int gv_regions_place(struct gv_regions *g)
-{
-	size_t k, off = 0;
-
-	g->total = 0;
-	for (k = 0; k < g->n; k++)
-		g->total += g->r[k].iov_len;
-	g->buf = malloc(g->total);
-	if (!g->buf)
-		return -ENOMEM;
-	for (k = 0; k < g->n; k++) {
-		g->l[k] = (struct iovec){ g->buf + off, g->r[k].iov_len };
-		off += g->r[k].iov_len;
-	}
-	return 0;
-}
-
-/*
- * Regions read already, with the vector (gv_preread), are copied; the
- * others are read, GV_STR_BATCH regions per call. A read stops short at
- * the first bad page: keep what arrived of that region and go on with the
- * next.
- */
-static void gv_regions_read(struct gv_regions *g, const struct gv_preread *pre)
-{
-	for (size_t k = 0; k < g->n;) {
-		size_t m = 0, j, take[GV_STR_BATCH];
-		struct iovec tl[GV_STR_BATCH], tr[GV_STR_BATCH];
-		ssize_t got;
-
-		for (; k < g->n && m < GV_STR_BATCH; k++) {
-			if (gv_preread_take(pre, &g->r[k], g->l[k].iov_base))
-				continue;
-			take[m] = k;
-			tl[m] = g->l[k];
-			tr[m++] = g->r[k];
-		}
-		if (!m)
-			break;
-		got = process_vm_readv(gv_pid(), tl, m, tr, m, 0);
-		if (got < 0)
-			got = 0;
-		for (j = 0; j < m; j++) {
-			if ((size_t)got < tl[j].iov_len) {
-				g->r[take[j]].iov_len = got;
-				got = 0;
-				continue;
-			}
-			got -= tl[j].iov_len;
-		}
-	}
-}
-
-/*
- * Room in @buf after the regions, @slot bytes for each of the strings
- * @region says are in regions that came short: those are read alone.
- */
-static int gv_regions_room(struct gv_regions *g, const size_t *region,
-			   size_t n, size_t slot)
-{
-	size_t lost = 0, off = 0, k;
-	char *buf;
-
-	for (size_t i = 0; i < n; i++)
-		if (region[i] != GV_STR_NONE &&
-		    g->r[region[i]].iov_len < g->l[region[i]].iov_len)
-			lost++;
-	if (!lost)
-		return 0;
-	buf = realloc(g->buf, g->total + lost * slot);
-	if (!buf)
-		return -ENOMEM;
-	g->buf = buf;
-	for (k = 0; k < g->n; k++) {
-		g->l[k].iov_base = buf + off;
-		off += g->l[k].iov_len;
-	}
-	return 0;
-}
-
-/*
- * Each string found in its region's copy, if it is all there; else read
- * alone into the room after the regions.
- */
-static void gv_strings_take(struct gv_regions *g, const uintptr_t *src,
-			    size_t n, size_t max, const size_t *region,
-			    const char **out, int *lens)
-{
-	const size_t slot = max + 1;
-	size_t lost = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct iovec *r, *l;
-		size_t off, avail;
-		char *s, *nul, *own;
-
-		if (region[i] == GV_STR_NONE)
-			continue;
-		r = &g->r[region[i]];
-		l = &g->l[region[i]];
-		off = src[i] - (uintptr_t)r->iov_base;
-		avail = r->iov_len > off ? r->iov_len - off : 0;
-		if (avail > slot)
-			avail = slot;
-		s = (char *)l->iov_base + off;
-		nul = avail ? memchr(s, 0, avail) : NULL;
-		if (nul) {
-			out[i] = s;
-			lens[i] = nul - s;
-		} else if (avail == slot) {
-			lens[i] = -ENAMETOOLONG;
-		} else {
-			/* not all there: read it alone, page by page */
-			own = g->buf + g->total + lost++ * slot;
-			lens[i] = gv_strncpy_from_user(own, src[i], max);
-			if (lens[i] >= 0) {
-				own[lens[i]] = 0;
-				out[i] = own;
-			}
-		}
-	}
-}
-
-/*
- * Read @n strings of at most @max bytes each (NUL excluded). Names that lie
- * close together in the caller's memory (one arena, one literal pool) are
- * read as one region: one iovec, one page pin, for many names. A name may
- * join any of the last few regions, not only the last one: vectors often
- * alternate between two places, names formatted into one buffer and
- * shorthand literals such as ":root" in another, and reading each place
- * again for every entry would copy hundreds of bytes per name. @out[i]
- * gets a NUL-terminated copy and @lens[i] its length, or @lens[i] a
- * negative errno (-EFAULT, -ENAMETOOLONG). Copies live in @*store, to be
- * freed by the caller. Strings the regions did not hold entirely (a bad
- * page, a page boundary at the end of a mapping) are read one by one.
- * Regions that @pre (may be NULL) read with the vector are not read again.
- */
-int gv_strings_from_user(const uintptr_t *src, size_t n, size_t max,
-			 const char **out, int *lens, char **store,
-			 const struct gv_preread *pre)
-{
-	const size_t slot = max + 1;
-	struct gv_regions g = { 0 };
-	size_t *region;		/* of each string, or GV_STR_NONE */
-	int err = -ENOMEM;
-	ssize_t k;
-
-	*store = NULL;
-	if (!n)
-		return 0;
-	if (n > INT_MAX)
-		return -EINVAL;
-	region = malloc(n * sizeof(*region));
-	if (!region)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		region[i] = GV_STR_NONE;
-		if (!src[i] || src[i] + slot < src[i]) {
-			lens[i] = -EFAULT;
-			continue;
-		}
-		k = gv_region_add(&g, src[i], slot);
-		if (k < 0)
-			goto out;
-		region[i] = (size_t)k;
-	}
-	if (gv_regions_place(&g))
-		goto out;
-	gv_preread_remember(g.r, g.n);
-	gv_regions_read(&g, pre);
-	if (gv_regions_room(&g, region, n, slot))
-		goto out;
-	gv_strings_take(&g, src, n, max, region, out, lens);
-	*store = g.buf;
-	g.buf = NULL;
-	err = 0;
-out:
-	free(g.buf);
-	free(g.l);
-	free(g.r);
-	free(region);
-	return err;
 }
 
 int gv_results_to_user(struct name_val *uvec, const struct name_val *vec,

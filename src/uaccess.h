@@ -16,6 +16,11 @@
 #include "common.h"
 
 void gv_uaccess_end(void);	/* at the end of a call */
+/* ustrings.c's: the thread whose memory is read, whether through the pipe */
+pid_t gv_uaccess_pid(void);
+bool gv_uaccess_piped(void);
+/* An error that says process_vm_* cannot be used: the pipe from now on. */
+bool gv_pvm_unavailable(int err);
 struct gv_closer;
 /* ... or, before its descriptors are closed: its pipe goes with them */
 void gv_uaccess_defer(struct gv_closer *c);

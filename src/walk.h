@@ -23,10 +23,15 @@ struct gv_bufstate {
 	bool valid;
 };
 
-/* A value staged in the arena, to be written into the caller's buffer. */
+/*
+ * Values staged in the arena, to be written into the caller's buffer: the
+ * values of entries @idx to @last, which follow each other both in the
+ * arena and in the caller's buffer (entries in between with an error or
+ * an empty value have no bytes), or the part of one value that fitted.
+ */
 struct gv_pending {
-	size_t idx;			/* the entry */
-	struct gv_bufstate before;	/* the buffer as that entry found it */
+	size_t idx, last;		/* the entries */
+	struct gv_bufstate before;	/* the buffer as entry @idx found it */
 	size_t off, len;		/* the bytes in the arena */
 	uintptr_t dst;
 	bool overflow;			/* the part of a value that fitted */
@@ -57,9 +62,9 @@ void gv_walk_init(struct gv_walk *w, struct gv_ctx *ctx, struct name_val *vec,
 int gv_walk(struct gv_walk *w);
 void gv_walk_release(struct gv_walk *w);
 
-/* sink.c: make room for @extra more staged bytes. */
+/* Make room for @extra more staged bytes. */
 int gv_arena_reserve(struct gv_walk *w, size_t extra);
-/* walk.c: write every staged value; -EGV_RETRY if one could not be. */
+/* Write every staged value; -EGV_RETRY if one could not be. */
 int gv_walk_flush(struct gv_walk *w);
 
 #endif /* GV_WALK_H */
