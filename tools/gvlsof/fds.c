@@ -137,6 +137,28 @@ struct fdrow {
 	bool pn;			/* the row is made (lsof's pn) */
 };
 
+/*
+ * "(readlink: MESSAGE)" of errno @err, made once: a process whose links
+ * are refused has a row of it for every descriptor (thousands).
+ */
+static const char *readlink_note(int err)
+{
+	static char *note[256];
+
+	if (err < 0 || err >= (int)ARRAY_SIZE(note))
+		return sfmt("(readlink: %s)", strerror(err));
+	if (!note[err]) {
+		const char *m = strerror(err);
+		size_t n = strlen(m);
+
+		note[err] = xrealloc(NULL, n + 13);
+		memcpy(note[err], "(readlink: ", 11);
+		memcpy(note[err] + 11, m, n);
+		memcpy(note[err] + 11 + n, ")", 2);
+	}
+	return note[err];
+}
+
 /* The link and the stats: what lsof's readlink, lstat and stat said. */
 static void fd_row_stat(struct gid *g, const struct gfd *d, struct fdrow *r)
 {
@@ -145,9 +167,11 @@ static void fd_row_stat(struct gid *g, const struct gfd *d, struct fdrow *r)
 	if (!d->link) {
 		r->lnk = false;
 		r->pn = !opt.fwarn;
-		if (r->pn)
-			add_nma(r->lf, sfmt("(readlink: %s)",
-					    strerror(d->link_err)));
+		/* the row's first addition: the note itself, not a copy */
+		if (r->pn && !r->lf->nma)
+			r->lf->nma = readlink_note(d->link_err);
+		else if (r->pn)
+			add_nma(r->lf, readlink_note(d->link_err));
 		return;
 	}
 	r->lnk = true;
@@ -209,7 +233,7 @@ void fd_row(struct gid *g, struct gfd *d)
 {
 	struct lproc *lp = &procs[g->proc];
 	struct fdrow r = {
-		.path = sfmt(PROC "/%s/fd/%d", g->dir, d->fd),
+		.path = proc_fd_path(g->dir, "/fd/", d->fd),
 		.lst = d->lst, .st = d->st,
 		.fi = { .eventfd_id = -1, .tty_index = -1, .pid = -1 },
 	};

@@ -466,20 +466,37 @@ bool val_u64(const struct batch *b, size_t i, uint64_t *out)
 	return true;
 }
 
-/* "major:minor" */
+/* The decimal at @v (up to @end), to a non-digit; false if none or huge. */
+static bool dec_u32(const char **v, const char *end, unsigned int *out)
+{
+	const char *p = *v;
+	uint64_t x = 0;
+
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		x = x * 10 + (unsigned int)(*p - '0');
+		if (x > UINT32_MAX)
+			return false;
+	}
+	if (p == *v)
+		return false;
+	*out = (unsigned int)x;
+	*v = p;
+	return true;
+}
+
+/* "major:minor" (two stat fields a descriptor: without sscanf) */
 bool val_dev(const struct batch *b, size_t i, dev_t *dev)
 {
 	size_t len;
 	int err;
-	const char *v = val(b, i, &len, &err);
-	unsigned maj, min;
-	char tmp[32];
+	const char *v = val(b, i, &len, &err), *end;
+	unsigned int maj, min;
 
-	if (!v || !len || len >= sizeof(tmp))
+	if (!v)
 		return false;
-	memcpy(tmp, v, len);
-	tmp[len] = 0;
-	if (sscanf(tmp, "%u:%u", &maj, &min) != 2)
+	end = v + len;
+	if (!dec_u32(&v, end, &maj) || v == end || *v++ != ':' ||
+	    !dec_u32(&v, end, &min) || v != end)
 		return false;
 	*dev = makedev(maj, min);
 	return true;

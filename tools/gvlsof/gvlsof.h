@@ -184,7 +184,8 @@ struct lfile {
 	long nlink;
 	unsigned long ffg;	/* fdinfo flags (+f g) */
 	const char *dev_ch;	/* DEVICE text when not dev numbers */
-	char *nm, *nma;		/* name and name addition */
+	char *nm;		/* name */
+	const char *nma;	/* name addition */
 	struct inaddr li[2];	/* local and foreign address */
 	struct lts lts;
 	unsigned sf;		/* SEL_* */
@@ -417,6 +418,7 @@ bool next_line(const char **p, const char *end, const char **line,
 int get_fields(char *ln, const char *sep, char **fp, int max);
 bool parse_u64(const char *s, int base, uint64_t *out);
 char *vdup(const char *v, size_t len);
+char *proc_fd_path(const char *dir, const char *mid, int num);
 int cmp_int(const void *a, const void *b);
 
 /* ------------------------------------------------------------------ */
@@ -609,7 +611,7 @@ extern int pr_pass;
 void safestrprt(const char *sp, FILE *fs, int flags);
 void safestrprtn(const char *sp, int len, FILE *fs, int flags);
 int safestrlen(const char *sp, int flags);
-char *name_string(const struct lfile *lf, bool field);
+const char *name_string(const struct lfile *lf, bool field);
 const char *print_fflags(unsigned long ffg);
 const char *fd_trimmed(const struct lfile *lf);
 const char *offset_string(const struct lfile *lf, char *buf, size_t size);

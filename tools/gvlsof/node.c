@@ -298,7 +298,8 @@ static void node_type_name(struct lfile *lf, unsigned type, unsigned ss)
 			tn = "a_inode";
 		}
 	}
-	snprintf(lf->type, sizeof(lf->type), "%s", tn);
+	/* every name above fits TYPEL */
+	memcpy(lf->type, tn, strlen(tn) + 1);
 }
 
 /*

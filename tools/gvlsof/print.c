@@ -223,11 +223,27 @@ static char *inaddr_string(const struct lfile *lf)
  * then what lsof adds to it; in the table (@field false) the TCP/TPI
  * state as well.
  */
-char *name_string(const struct lfile *lf, bool field)
+const char *name_string(const struct lfile *lf, bool field)
 {
-	char *s = sdup("");
+	char *s;
 	bool ps = false;
 
+	/* most rows: a name, perhaps an addition, without formatting */
+	if (lf->nm && *lf->nm && !lf->li[0].af && !lf->li[1].af &&
+	    (field || !has_tcptpi(lf))) {
+		size_t n, a;
+
+		if (!lf->nma)
+			return lf->nm;
+		n = strlen(lf->nm);
+		a = strlen(lf->nma);
+		s = salloc(n + a + 2);
+		memcpy(s, lf->nm, n);
+		s[n] = ' ';
+		memcpy(s + n + 1, lf->nma, a + 1);
+		return s;
+	}
+	s = sdup("");
 	if (lf->nm && *lf->nm) {
 		s = sdup(lf->nm);
 		ps = true;
@@ -326,13 +342,10 @@ static int utoa(char *p, unsigned long long v)
 	return len;
 }
 
-static const char *fd_column(const struct lfile *lf, char *buf, size_t size)
+/* The FD column's width: the number and its two flags. */
+static int fd_column_len(const struct lfile *lf)
 {
-	char acc = lf->lock == ' ' ? lf->access :
-		   lf->access == ' ' ? '-' : lf->access;
-
-	snprintf(buf, size, "%s%c%c", lf->fd, acc, lf->lock);
-	return buf;
+	return (int)strnlen(lf->fd, sizeof(lf->fd)) + 2;
 }
 
 /* SIZE/OFF: the size, or 0t<offset> (0x<offset> beyond -o's digits) */
@@ -508,10 +521,13 @@ static void l_cmd(const char *s, int w)
 	static const char blanks[] = "                                ";
 	size_t n;
 
-	if (!plain_ascii(s, ' ', &n) || n > (size_t)w) {
+	if (!plain_ascii(s, ' ', &n)) {
 		safestrprtn(s, w, stdout, 2);
 		return;
 	}
+	/* a longer one is cut to the column, as safestrprtn() cuts it */
+	if (n > (size_t)w)
+		n = w < 0 ? 0 : (size_t)w;
 	l_put(s, n);
 	for (w -= (int)n; w > 0; w -= (int)sizeof(blanks) - 1)
 		l_put(blanks, w < (int)sizeof(blanks) - 1 ? (size_t)w :
@@ -575,7 +591,7 @@ static void size_file(const struct lfile *lf, const char *fg, const char *nl)
 {
 	char buf[128];
 
-	fd_w = max_i(fd_w, strlen(fd_column(lf, buf, sizeof(buf))));
+	fd_w = max_i(fd_w, fd_column_len(lf));
 	type_w = max_i(type_w, strlen(lf->type));
 	if (opt.fsv_fg)
 		fg_w = max_i(fg_w, strlen(fg));
@@ -641,8 +657,13 @@ static void print_file_columns(const struct lfile *lf, const char *fg,
 	l_name(name_string(lf, false));
 }
 
-/* lsof's print_file(): size (pass 0) or print (pass 1) one row. */
-static void print_file(const struct lproc *lp, const struct lfile *lf)
+/*
+ * lsof's print_file(): size (pass 0) or print (pass 1) one row. The
+ * process's columns are the same in each of its rows: sized at its first
+ * (*@sized).
+ */
+static void print_file(const struct lproc *lp, const struct lfile *lf,
+		       bool *sized)
 {
 	const char *cmd = lp->cmd && *lp->cmd ? lp->cmd : "(unknown)";
 	const char *user = printuid(lp->uid, NULL);
@@ -654,7 +675,9 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 	else
 		nl[0] = 0;
 	if (!pr_pass) {
-		size_proc(lp, cmd, user);
+		if (!*sized)
+			size_proc(lp, cmd, user);
+		*sized = true;
 		size_file(lf, fg, nl);
 		return;
 	}
@@ -667,7 +690,7 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 /* lsof's print_proc(): true when something of @lp was listed. */
 bool print_proc(struct lproc *lp)
 {
-	bool rv = false;
+	bool rv = false, sized = false;
 
 	if (!lp->pss)
 		return false;
@@ -696,7 +719,7 @@ bool print_proc(struct lproc *lp)
 		if (!is_file_sel(lp, &lp->files[i]))
 			continue;
 		rv = true;
-		print_file(lp, &lp->files[i]);
+		print_file(lp, &lp->files[i], &sized);
 	}
 	return rv;
 }

@@ -344,3 +344,27 @@ int cmp_int(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
+/*
+ * "/proc/@dir@mid@num" in the cycle's memory, put together without
+ * printf: the path of every descriptor's row ("/proc/PID/fd/N").
+ */
+char *proc_fd_path(const char *dir, const char *mid, int num)
+{
+	size_t ld = strlen(dir), lm = strlen(mid), ln = 0;
+	char digits[12], *p, *s;
+	unsigned int v = num < 0 ? 0 : (unsigned int)num;
+
+	do {
+		digits[sizeof(digits) - 1 - ln++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	s = p = salloc(sizeof(PROC) + ld + lm + ln + 1);
+	memcpy(p, PROC "/", sizeof(PROC));
+	p += sizeof(PROC);
+	memcpy(p, dir, ld);
+	memcpy(p + ld, mid, lm);
+	memcpy(p + ld + lm, digits + sizeof(digits) - ln, ln);
+	p[ld + lm + ln] = 0;
+	return s;
+}
