@@ -121,7 +121,7 @@ static size_t group_len(const char *name)
  * one to three per name; a batch of a few large values (the /proc/net
  * tables, b->big) is shared out a name or more a part.
  */
-#define PAR_MIN		256	/* names from which a batch is shared out */
+#define PAR_MIN		128	/* names from which a batch is shared out */
 #define PAR_PART_MIN	64	/* names of a part, at least */
 #define PAR_THREADS	4	/* threads at most, this one included */
 #define PAR_PARTS	(4 * PAR_THREADS)
@@ -132,20 +132,36 @@ struct part {
 	int err;		/* of the call itself, or ENOMEM */
 };
 
+/*
+ * A job a helper runs beside the rounds (bg_start()): what the main thread
+ * would otherwise do alone in between them, net.c's tables.
+ */
+struct bgjob {
+	void (*fn)(void);
+	bool taken, done;
+	void *strings;		/* what it allocated (salloc) */
+};
+
 static struct {
 	pthread_mutex_t lock;
-	pthread_cond_t work, done;
+	pthread_cond_t work, done, job_done;
 	int threads;		/* 0: not decided yet */
 	unsigned long gen;	/* one more for each batch shared out */
 	struct batch *b;
 	const char *origin;
 	struct part parts[PAR_PARTS];
 	size_t nparts, next, pending;
+	struct bgjob job;
+	bool job_set;
 } par = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.work = PTHREAD_COND_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
+	.job_done = PTHREAD_COND_INITIALIZER,
 };
+
+/* Set while this thread runs a job: its batches are not shared out. */
+static __thread bool in_job;
 
 /*
  * The buffer of part @p cut to the values in it. getvalues_alloc_each()
@@ -234,6 +250,27 @@ static void take_parts(void)
  * descriptor number for the whole process; gvlsof never forks. Where
  * unshare(2) is refused, the table stays shared, which only costs more.
  */
+static bool job_waiting(void)
+{
+	return par.job_set && !par.job.taken;
+}
+
+/* Run the job; called and returns with par.lock held. */
+static void run_job(void)
+{
+	struct bgjob *j = &par.job;
+
+	j->taken = true;
+	pthread_mutex_unlock(&par.lock);
+	in_job = true;
+	j->fn();
+	in_job = false;
+	j->strings = strings_take();
+	pthread_mutex_lock(&par.lock);
+	j->done = true;
+	pthread_cond_broadcast(&par.job_done);
+}
+
 static void *helper(void *arg)
 {
 	unsigned long seen = 0;
@@ -242,8 +279,12 @@ static void *helper(void *arg)
 	unshare(CLONE_FILES);
 	pthread_mutex_lock(&par.lock);
 	for (;;) {
-		while (par.gen == seen)
+		while (par.gen == seen && !job_waiting())
 			pthread_cond_wait(&par.work, &par.lock);
+		if (job_waiting()) {
+			run_job();
+			continue;
+		}
 		seen = par.gen;
 		take_parts();
 	}
@@ -280,6 +321,39 @@ static int par_threads(void)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return par.threads;
+}
+
+/*
+ * @fn run by a helper, beside the main thread's rounds, and false where
+ * there is no helper (one CPU): then the caller runs it when it needs it.
+ * bg_wait() waits for it (or runs it, if no helper has taken it yet).
+ * One job at a time; what it allocates with salloc() is the main thread's
+ * after bg_wait(), and its batches are not shared out.
+ */
+bool bg_start(void (*fn)(void))
+{
+	if (par.job_set || par_threads() <= 1)
+		return false;
+	pthread_mutex_lock(&par.lock);
+	par.job = (struct bgjob){ .fn = fn };
+	par.job_set = true;
+	pthread_cond_broadcast(&par.work);
+	pthread_mutex_unlock(&par.lock);
+	return true;
+}
+
+void bg_wait(void)
+{
+	if (!par.job_set)
+		return;
+	pthread_mutex_lock(&par.lock);
+	if (job_waiting())
+		run_job();
+	while (!par.job.done)
+		pthread_cond_wait(&par.job_done, &par.lock);
+	par.job_set = false;
+	pthread_mutex_unlock(&par.lock);
+	strings_adopt(par.job.strings);
 }
 
 /* The first path component of a name's SUBPATH: its process, in /proc. */
@@ -359,7 +433,8 @@ int batch_run(struct batch *b, const char *origin)
 		    strlen(prev) <= 255)
 			b->vec[i].name = cur + g;
 	}
-	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && par_threads() > 1) {
+	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && !in_job &&
+	    par_threads() > 1) {
 		pthread_mutex_lock(&par.lock);
 		/*
 		 * four parts per thread: one that is kept from its CPU a

@@ -650,12 +650,16 @@ void gather_proc_info(void)
 
 	stat_nlink = opt.fnlink;
 	gather_seq = 0;
+	/* the whole system, or its network files: sockets will be met */
+	if (opt.all_proc || !(opt.sel_flags & ~SEL_NW))
+		net_prefetch();
 	pids = round_zero(&npids);
 	socket_checking();
 	for (size_t i = 0; i < npids; i += GROUP_PROCS)
 		gather_group(pids + i, npids - i < GROUP_PROCS ? npids - i :
 							 GROUP_PROCS);
 	free(pids);
+	net_settle();
 	mem_stat_all();
 	mem_rows_finish();
 }

@@ -342,6 +342,8 @@ char *sdup(const char *s);
 char *sdup_n(const char *s, size_t n);
 char *sfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void strings_free(void);
+void *strings_take(void);
+void strings_adopt(void *list);
 
 struct batch {
 	struct name_val *vec;
@@ -360,6 +362,8 @@ size_t batch_add_parts(struct batch *b, const char *a, const char *bb,
 		       const char *c, long num);
 int batch_run(struct batch *b, const char *origin);
 void batch_run_proc(struct batch *b);
+bool bg_start(void (*fn)(void));
+void bg_wait(void);
 void batch_reset(struct batch *b);
 void batch_free(struct batch *b);
 const char *val(const struct batch *b, size_t i, size_t *len, int *err);
@@ -570,6 +574,8 @@ struct sockrec {
 };
 
 void net_load(void);
+void net_prefetch(void);
+void net_settle(void);
 const struct sockrec *net_lookup(uint64_t ino);
 void net_free(void);
 void unix_diag_peers(void (*peer)(uint64_t, uint64_t),

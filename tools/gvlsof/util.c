@@ -64,7 +64,8 @@ struct chunk {
 	char data[];
 };
 
-static struct chunk *strings;
+/* each thread's own: a helper's job (net.c) allocates beside the rounds */
+static __thread struct chunk *strings;
 
 char *salloc(size_t n)
 {
@@ -124,6 +125,33 @@ char *sfmt(const char *fmt, ...)
 	vsnprintf(p, n + 1, fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+/* This thread's strings, handed over (to strings_adopt() in another). */
+void *strings_take(void)
+{
+	struct chunk *c = strings;
+
+	strings = NULL;
+	return c;
+}
+
+/* The strings of strings_take() made this thread's, freed with them. */
+void strings_adopt(void *list)
+{
+	struct chunk *c = list;
+
+	if (!c)
+		return;
+	if (!strings) {
+		strings = c;
+		return;
+	}
+	/* behind the chunk being filled, which stays first */
+	while (c->next)
+		c = c->next;
+	c->next = strings->next;
+	strings->next = list;
 }
 
 void strings_free(void)
