@@ -124,7 +124,7 @@ static size_t group_len(const char *name)
 #define PAR_MIN		128	/* names from which a batch is shared out */
 #define PAR_PART_MIN	64	/* names of a part, at least */
 #define PAR_THREADS	4	/* threads at most, this one included */
-#define PAR_PARTS	(4 * PAR_THREADS)
+#define PAR_PARTS	64	/* parts of a batch at most */
 
 struct part {
 	size_t from, to;
@@ -383,21 +383,28 @@ static bool proc_boundary(const struct batch *b, size_t i)
 	return l1 != l2 || memcmp(p1, p2, l1);
 }
 
-/* Cut entries [0, n) of @b into @nparts parts, at process boundaries. */
+/*
+ * Cut entries [0, n) of @b into parts for @threads threads, at process
+ * boundaries: each part takes a 1/(2 * @threads) share of the names left,
+ * and at least @min, so that the parts grow smaller towards the end and a
+ * thread that takes the last one keeps the others waiting for little (a
+ * batch of equal parts ended with one thread idle for half a part, on
+ * average, some milliseconds a listing).
+ */
 static size_t cut_parts(const struct batch *b, struct part *parts,
-			size_t nparts)
+			size_t threads, size_t min)
 {
 	size_t from = 0, k = 0;
 
-	for (size_t i = 1; i <= nparts && from < b->n; i++) {
-		size_t to = b->n * i / nparts, limit = b->n * (i + 1) / nparts;
+	while (from < b->n) {
+		size_t left = b->n - from, want = left / (2 * threads), to;
 
-		if (i == nparts)
-			to = b->n;
-		if (to <= from)
-			continue;
-		/* to the next process, unless that is a part's worth away */
-		for (size_t t = to; i < nparts && t < limit; t++)
+		if (want < min)
+			want = min;
+		to = k == PAR_PARTS - 1 || want >= left ? b->n : from + want;
+		/* to the next process, unless that is half a part away */
+		for (size_t t = to, end = to + want / 2; t < end && t < b->n;
+		     t++)
 			if (proc_boundary(b, t)) {
 				to = t;
 				break;
@@ -436,14 +443,8 @@ int batch_run(struct batch *b, const char *origin)
 	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && !in_job &&
 	    par_threads() > 1) {
 		pthread_mutex_lock(&par.lock);
-		/*
-		 * four parts per thread: one that is kept from its CPU a
-		 * while holds the others up for a quarter of its share
-		 */
-		nparts = 4 * (size_t)par.threads;
-		if (nparts > b->n / (b->big ? 1 : PAR_PART_MIN))
-			nparts = b->n / (b->big ? 1 : PAR_PART_MIN);
-		par.nparts = cut_parts(b, par.parts, nparts);
+		par.nparts = cut_parts(b, par.parts, (size_t)par.threads,
+				       b->big ? 1 : PAR_PART_MIN);
 		par.b = b;
 		par.origin = origin;
 		par.next = 0;

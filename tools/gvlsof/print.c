@@ -480,7 +480,7 @@ static void l_put(const char *s, size_t n)
 
 static void l_flush(void)
 {
-	fwrite(lbuf, 1, llen, stdout);
+	fwrite_unlocked(lbuf, 1, llen, stdout);
 	llen = 0;
 }
 
