@@ -388,13 +388,15 @@ static void lstat_take(const struct batch *b, struct gfd *d)
 {
 	size_t len;
 	const char *v = val(b, d->i_lstat, &len, &d->lst_err);
-	char tmp[16];
+	unsigned int perm = 0;
 
 	if (!v)
 		return;
-	snprintf(tmp, sizeof(tmp), "%.*s", (int)len, v);
+	/* octal digits, as strtoul(v, NULL, 8) reads them */
+	for (size_t i = 0; i < len && v[i] >= '0' && v[i] <= '7'; i++)
+		perm = perm * 8 + (unsigned int)(v[i] - '0');
 	d->lst.mode = S_IFLNK;
-	d->lst.perm = (unsigned)strtoul(tmp, NULL, 8);
+	d->lst.perm = perm;
 }
 
 /* The descriptor's fdinfo, from entry @i of @b. */
@@ -406,6 +408,29 @@ static void info_take(const struct batch *b, size_t i, struct gfd *d)
 	d->info = v ? vdup(v, len) : NULL;
 	d->info_len = v ? len : 0;
 	d->info_done = true;
+}
+
+/* "@dir/fd/@fd" into @sub (of @size bytes), as snprintf() would */
+static void fd_subpath(char *sub, size_t size, const char *dir, int fd)
+{
+	size_t ld = strlen(dir), k;
+	char digits[12];
+	unsigned int v = (unsigned int)fd;
+	int n = 0;
+
+	if (fd < 0 || ld + 4 + 11 >= size) {
+		snprintf(sub, size, "%s/fd/%d", dir, fd);
+		return;
+	}
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(sub, dir, ld);
+	memcpy(sub + ld, "/fd/", 4);
+	for (k = ld + 4; n; k++)
+		sub[k] = digits[--n];
+	sub[k] = 0;
 }
 
 /* 4: lstat of the link and stat of the file */
@@ -421,7 +446,7 @@ static void stat_add(struct gid *gs, size_t n, struct batch *b)
 
 		if (!fetch_stat(d))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/fd/%d", g->dir, d->fd);
+		fd_subpath(sub, sizeof(sub), g->dir, d->fd);
 		d->i_lstat = batch_add_parts(b, "lstat:mode:", sub, "", -1);
 		if (!d->st_pipe)
 			d->i_stat = stat_names(b, "stat", sub);
