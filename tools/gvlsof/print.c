@@ -515,13 +515,14 @@ static void l_int(int w, int v)
 	l_str(w, INT_MAX, b);
 }
 
-/* safestrprtn(@s, @w, stdout, 2) at the start of the row */
+/* safestrprtn(@s, @w, stdout, 2): COMMAND, TASKCMD */
 static void l_cmd(const char *s, int w)
 {
 	static const char blanks[] = "                                ";
 	size_t n;
 
 	if (!plain_ascii(s, ' ', &n)) {
+		l_flush();
 		safestrprtn(s, w, stdout, 2);
 		return;
 	}
@@ -616,8 +617,7 @@ static void print_proc_columns(const struct lproc *lp, const char *cmd,
 	}
 	if (prt_tcmd) {
 		l_put(" ", 1);
-		l_flush();
-		safestrprtn(lp->tcmd ? lp->tcmd : "", tcmd_w, stdout, 2);
+		l_cmd(lp->tcmd ? lp->tcmd : "", tcmd_w);
 	}
 	if (opt.fcntx) {
 		const char *c = lp->cntx ? lp->cntx : "";
