@@ -428,17 +428,19 @@ int batch_run(struct batch *b, const char *origin)
 	size_t nparts = 1;
 	int err = 0;
 
-	for (size_t i = 0; i < b->n; i++) {
+	for (size_t i = 0, pg = 0; i < b->n; i++) {
 		const char *cur = batch_name(b, i), *prev;
 		size_t g = group_len(cur);
 
 		b->vec[i].name = cur;
-		if (!i || !g)
-			continue;
-		prev = batch_name(b, i - 1);
-		if (group_len(prev) == g && !memcmp(prev, cur, g) &&
-		    strlen(prev) <= 255)
-			b->vec[i].name = cur + g;
+		/* @pg: the previous name's group; its length from the offsets */
+		if (i && g && pg == g) {
+			prev = batch_name(b, i - 1);
+			if (!memcmp(prev, cur, g) &&
+			    b->off[i] - b->off[i - 1] - 1 <= 255)
+				b->vec[i].name = cur + g;
+		}
+		pg = g;
 	}
 	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && !in_job &&
 	    par_threads() > 1) {

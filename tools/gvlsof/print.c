@@ -362,20 +362,21 @@ const char *offset_string(const struct lfile *lf, char *buf, size_t size)
 	return buf;
 }
 
-/* The strings below are written into @buf, of at least 64 bytes. */
-static const char *szoff_string(const struct lfile *lf, char *buf,
-				size_t size)
+/*
+ * The strings below are written into @buf, of at least 64 bytes; each
+ * returns its length.
+ */
+static int szoff_string(const struct lfile *lf, char *buf, size_t size)
 {
 	if (lf->sz_def)
-		utoa(buf, lf->sz);
-	else if (lf->off_def)
-		offset_string(lf, buf, size);
-	else
-		buf[0] = 0;
-	return buf;
+		return utoa(buf, lf->sz);
+	if (lf->off_def)
+		return (int)strlen(offset_string(lf, buf, size));
+	buf[0] = 0;
+	return 0;
 }
 
-static const char *dev_string(const struct lfile *lf, char *buf, size_t size)
+static int dev_string(const struct lfile *lf, char *buf, size_t size)
 {
 	dev_t d = lf->rdev_def ? lf->rdev : lf->dev;
 
@@ -383,23 +384,21 @@ static const char *dev_string(const struct lfile *lf, char *buf, size_t size)
 		int n = utoa(buf, major(d));
 
 		buf[n++] = ',';
-		utoa(buf + n, minor(d));
-	} else {
-		snprintf(buf, size, "%s", lf->dev_ch ? lf->dev_ch : "");
+		return n + utoa(buf + n, minor(d));
 	}
-	return buf;
+	snprintf(buf, size, "%s", lf->dev_ch ? lf->dev_ch : "");
+	return (int)strlen(buf);
 }
 
-static const char *node_string(const struct lfile *lf, char *buf,
-			       size_t size)
+static int node_string(const struct lfile *lf, char *buf, size_t size)
 {
 	if (lf->inp_ty == 1)
-		utoa(buf, lf->inode);
-	else if (lf->inp_ty == 2)
+		return utoa(buf, lf->inode);
+	if (lf->inp_ty == 2)
 		snprintf(buf, size, "%s", lf->iproto);
 	else
 		buf[0] = 0;
-	return buf;
+	return (int)strlen(buf);
 }
 
 static const char *szoff_title(void)
@@ -484,11 +483,13 @@ static void l_flush(void)
 	llen = 0;
 }
 
-/* " %*.*s": a blank, then @s cut to @prec bytes, right-aligned in @w */
-static void l_str(int w, int prec, const char *s)
+/*
+ * " %*.*s" of @s, of @n bytes: a blank, then @s cut to @prec bytes,
+ * right-aligned in @w
+ */
+static void l_strn(int w, int prec, const char *s, size_t n)
 {
 	static const char blanks[] = "                                ";
-	size_t n = strlen(s);
 	int pad;
 
 	if (prec < 0)
@@ -503,16 +504,23 @@ static void l_str(int w, int prec, const char *s)
 	l_put(s, n);
 }
 
+/* l_strn() of a C string */
+static void l_str(int w, int prec, const char *s)
+{
+	l_strn(w, prec, s, strlen(s));
+}
+
 /* " %*d" */
 static void l_int(int w, int v)
 {
 	char b[24];
+	int n;
 
 	if (v < 0)
-		snprintf(b, sizeof(b), "%d", v);
+		n = snprintf(b, sizeof(b), "%d", v);
 	else
-		utoa(b, (unsigned)v);
-	l_str(w, INT_MAX, b);
+		n = utoa(b, (unsigned)v);
+	l_strn(w, INT_MAX, b, (size_t)n);
 }
 
 /* safestrprtn(@s, @w, stdout, 2): COMMAND, TASKCMD */
@@ -596,11 +604,11 @@ static void size_file(const struct lfile *lf, const char *fg, const char *nl)
 	type_w = max_i(type_w, strlen(lf->type));
 	if (opt.fsv_fg)
 		fg_w = max_i(fg_w, strlen(fg));
-	dev_w = max_i(dev_w, strlen(dev_string(lf, buf, sizeof(buf))));
-	szoff_w = max_i(szoff_w, strlen(szoff_string(lf, buf, sizeof(buf))));
+	dev_w = max_i(dev_w, dev_string(lf, buf, sizeof(buf)));
+	szoff_w = max_i(szoff_w, szoff_string(lf, buf, sizeof(buf)));
 	if (opt.fnlink)
 		nl_w = max_i(nl_w, strlen(nl));
-	node_w = max_i(node_w, strlen(node_string(lf, buf, sizeof(buf))));
+	node_w = max_i(node_w, node_string(lf, buf, sizeof(buf)));
 }
 
 /* Pass 1: COMMAND to USER. */
@@ -642,17 +650,21 @@ static void print_file_columns(const struct lfile *lf, const char *fg,
 	char acc = lf->lock == ' ' ? lf->access :
 		   lf->access == ' ' ? '-' : lf->access;
 	char ends[2] = { acc, lf->lock }, buf[128];
+	int n;
 
-	l_str(fd_w - 2, fd_w - 2, lf->fd);
+	l_strn(fd_w - 2, fd_w - 2, lf->fd, strnlen(lf->fd, sizeof(lf->fd)));
 	l_put(ends, 2);
 	l_str(type_w, type_w, lf->type);
 	if (opt.fsv_fg)
 		l_str(fg_w, fg_w, fg);
-	l_str(dev_w, dev_w, dev_string(lf, buf, sizeof(buf)));
-	l_str(szoff_w, szoff_w, szoff_string(lf, buf, sizeof(buf)));
+	n = dev_string(lf, buf, sizeof(buf));
+	l_strn(dev_w, dev_w, buf, n);
+	n = szoff_string(lf, buf, sizeof(buf));
+	l_strn(szoff_w, szoff_w, buf, n);
 	if (opt.fnlink)
 		l_str(nl_w, INT_MAX, nl);
-	l_str(node_w, node_w, node_string(lf, buf, sizeof(buf)));
+	n = node_string(lf, buf, sizeof(buf));
+	l_strn(node_w, node_w, buf, n);
 	l_put(" ", 1);
 	l_name(name_string(lf, false));
 }
