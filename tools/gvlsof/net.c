@@ -506,8 +506,10 @@ void net_prefetch(void)
 {
 	if (loaded || prefetching)
 		return;
-	if (bg_start(net_load_now))
-		loaded = prefetching = true;
+	if (!bg_start(net_load_now))
+		return;
+	loaded = true;
+	prefetching = true;
 }
 
 /* The prefetch over: what net_lookup() and net_free() need. */

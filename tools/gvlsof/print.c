@@ -519,7 +519,7 @@ static void l_int(int w, int v)
 	if (v < 0)
 		n = snprintf(b, sizeof(b), "%d", v);
 	else
-		n = utoa(b, (unsigned)v);
+		n = utoa(b, (unsigned int)v);
 	l_strn(w, INT_MAX, b, (size_t)n);
 }
 

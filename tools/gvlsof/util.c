@@ -387,7 +387,8 @@ char *proc_fd_path(const char *dir, const char *mid, int num)
 		digits[sizeof(digits) - 1 - ln++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	s = p = salloc(sizeof(PROC) + ld + lm + ln + 1);
+	s = salloc(sizeof(PROC) + ld + lm + ln + 1);
+	p = s;
 	memcpy(p, PROC "/", sizeof(PROC));
 	p += sizeof(PROC);
 	memcpy(p, dir, ld);
