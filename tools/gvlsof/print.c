@@ -479,6 +479,9 @@ static void l_put(const char *s, size_t n)
 
 static void l_flush(void)
 {
+	/* lbuf is NULL until the first l_put() */
+	if (!llen)
+		return;
 	fwrite_unlocked(lbuf, 1, llen, stdout);
 	llen = 0;
 }
