@@ -137,6 +137,28 @@ struct fdrow {
 	bool pn;			/* the row is made (lsof's pn) */
 };
 
+/*
+ * "(readlink: MESSAGE)" of errno @err, made once: a process whose links
+ * are refused has a row of it for every descriptor (thousands).
+ */
+static const char *readlink_note(int err)
+{
+	static char *note[256];
+
+	if (err < 0 || err >= (int)ARRAY_SIZE(note))
+		return sfmt("(readlink: %s)", strerror(err));
+	if (!note[err]) {
+		const char *m = strerror(err);
+		size_t n = strlen(m);
+
+		note[err] = xrealloc(NULL, n + 13);
+		memcpy(note[err], "(readlink: ", 11);
+		memcpy(note[err] + 11, m, n);
+		memcpy(note[err] + 11 + n, ")", 2);
+	}
+	return note[err];
+}
+
 /* The link and the stats: what lsof's readlink, lstat and stat said. */
 static void fd_row_stat(struct gid *g, const struct gfd *d, struct fdrow *r)
 {
@@ -145,9 +167,11 @@ static void fd_row_stat(struct gid *g, const struct gfd *d, struct fdrow *r)
 	if (!d->link) {
 		r->lnk = false;
 		r->pn = !opt.fwarn;
-		if (r->pn)
-			add_nma(r->lf, sfmt("(readlink: %s)",
-					    strerror(d->link_err)));
+		/* the row's first addition: the note itself, not a copy */
+		if (r->pn && !r->lf->nma)
+			r->lf->nma = readlink_note(d->link_err);
+		else if (r->pn)
+			add_nma(r->lf, readlink_note(d->link_err));
 		return;
 	}
 	r->lnk = true;
@@ -209,7 +233,7 @@ void fd_row(struct gid *g, struct gfd *d)
 {
 	struct lproc *lp = &procs[g->proc];
 	struct fdrow r = {
-		.path = sfmt(PROC "/%s/fd/%d", g->dir, d->fd),
+		.path = proc_fd_path(g->dir, "/fd/", d->fd),
 		.lst = d->lst, .st = d->st,
 		.fi = { .eventfd_id = -1, .tty_index = -1, .pid = -1 },
 	};
@@ -364,13 +388,15 @@ static void lstat_take(const struct batch *b, struct gfd *d)
 {
 	size_t len;
 	const char *v = val(b, d->i_lstat, &len, &d->lst_err);
-	char tmp[16];
+	unsigned int perm = 0;
 
 	if (!v)
 		return;
-	snprintf(tmp, sizeof(tmp), "%.*s", (int)len, v);
+	/* octal digits, as strtoul(v, NULL, 8) reads them */
+	for (size_t i = 0; i < len && v[i] >= '0' && v[i] <= '7'; i++)
+		perm = perm * 8 + (unsigned int)(v[i] - '0');
 	d->lst.mode = S_IFLNK;
-	d->lst.perm = (unsigned)strtoul(tmp, NULL, 8);
+	d->lst.perm = perm;
 }
 
 /* The descriptor's fdinfo, from entry @i of @b. */
@@ -382,6 +408,29 @@ static void info_take(const struct batch *b, size_t i, struct gfd *d)
 	d->info = v ? vdup(v, len) : NULL;
 	d->info_len = v ? len : 0;
 	d->info_done = true;
+}
+
+/* "@dir/fd/@fd" into @sub (of @size bytes), as snprintf() would */
+static void fd_subpath(char *sub, size_t size, const char *dir, int fd)
+{
+	size_t ld = strlen(dir), k;
+	char digits[12];
+	unsigned int v = (unsigned int)fd;
+	int n = 0;
+
+	if (fd < 0 || ld + 4 + 11 >= size) {
+		snprintf(sub, size, "%s/fd/%d", dir, fd);
+		return;
+	}
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(sub, dir, ld);
+	memcpy(sub + ld, "/fd/", 4);
+	for (k = ld + 4; n; k++)
+		sub[k] = digits[--n];
+	sub[k] = 0;
 }
 
 /* 4: lstat of the link and stat of the file */
@@ -397,7 +446,7 @@ static void stat_add(struct gid *gs, size_t n, struct batch *b)
 
 		if (!fetch_stat(d))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/fd/%d", g->dir, d->fd);
+		fd_subpath(sub, sizeof(sub), g->dir, d->fd);
 		d->i_lstat = batch_add_parts(b, "lstat:mode:", sub, "", -1);
 		if (!d->st_pipe)
 			d->i_stat = stat_names(b, "stat", sub);

@@ -121,10 +121,10 @@ static size_t group_len(const char *name)
  * one to three per name; a batch of a few large values (the /proc/net
  * tables, b->big) is shared out a name or more a part.
  */
-#define PAR_MIN		256	/* names from which a batch is shared out */
+#define PAR_MIN		128	/* names from which a batch is shared out */
 #define PAR_PART_MIN	64	/* names of a part, at least */
 #define PAR_THREADS	4	/* threads at most, this one included */
-#define PAR_PARTS	(4 * PAR_THREADS)
+#define PAR_PARTS	64	/* parts of a batch at most */
 
 struct part {
 	size_t from, to;
@@ -132,20 +132,36 @@ struct part {
 	int err;		/* of the call itself, or ENOMEM */
 };
 
+/*
+ * A job a helper runs beside the rounds (bg_start()): what the main thread
+ * would otherwise do alone in between them, net.c's tables.
+ */
+struct bgjob {
+	void (*fn)(void);
+	bool taken, done;
+	void *strings;		/* what it allocated (salloc) */
+};
+
 static struct {
 	pthread_mutex_t lock;
-	pthread_cond_t work, done;
+	pthread_cond_t work, done, job_done;
 	int threads;		/* 0: not decided yet */
 	unsigned long gen;	/* one more for each batch shared out */
 	struct batch *b;
 	const char *origin;
 	struct part parts[PAR_PARTS];
 	size_t nparts, next, pending;
+	struct bgjob job;
+	bool job_set;
 } par = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.work = PTHREAD_COND_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
+	.job_done = PTHREAD_COND_INITIALIZER,
 };
+
+/* Set while this thread runs a job: its batches are not shared out. */
+static __thread bool in_job;
 
 /*
  * The buffer of part @p cut to the values in it. getvalues_alloc_each()
@@ -234,6 +250,27 @@ static void take_parts(void)
  * descriptor number for the whole process; gvlsof never forks. Where
  * unshare(2) is refused, the table stays shared, which only costs more.
  */
+static bool job_waiting(void)
+{
+	return par.job_set && !par.job.taken;
+}
+
+/* Run the job; called and returns with par.lock held. */
+static void run_job(void)
+{
+	struct bgjob *j = &par.job;
+
+	j->taken = true;
+	pthread_mutex_unlock(&par.lock);
+	in_job = true;
+	j->fn();
+	in_job = false;
+	j->strings = strings_take();
+	pthread_mutex_lock(&par.lock);
+	j->done = true;
+	pthread_cond_broadcast(&par.job_done);
+}
+
 static void *helper(void *arg)
 {
 	unsigned long seen = 0;
@@ -242,8 +279,12 @@ static void *helper(void *arg)
 	unshare(CLONE_FILES);
 	pthread_mutex_lock(&par.lock);
 	for (;;) {
-		while (par.gen == seen)
+		while (par.gen == seen && !job_waiting())
 			pthread_cond_wait(&par.work, &par.lock);
+		if (job_waiting()) {
+			run_job();
+			continue;
+		}
 		seen = par.gen;
 		take_parts();
 	}
@@ -282,6 +323,39 @@ static int par_threads(void)
 	return par.threads;
 }
 
+/*
+ * @fn run by a helper, beside the main thread's rounds, and false where
+ * there is no helper (one CPU): then the caller runs it when it needs it.
+ * bg_wait() waits for it (or runs it, if no helper has taken it yet).
+ * One job at a time; what it allocates with salloc() is the main thread's
+ * after bg_wait(), and its batches are not shared out.
+ */
+bool bg_start(void (*fn)(void))
+{
+	if (par.job_set || par_threads() <= 1)
+		return false;
+	pthread_mutex_lock(&par.lock);
+	par.job = (struct bgjob){ .fn = fn };
+	par.job_set = true;
+	pthread_cond_broadcast(&par.work);
+	pthread_mutex_unlock(&par.lock);
+	return true;
+}
+
+void bg_wait(void)
+{
+	if (!par.job_set)
+		return;
+	pthread_mutex_lock(&par.lock);
+	if (job_waiting())
+		run_job();
+	while (!par.job.done)
+		pthread_cond_wait(&par.job_done, &par.lock);
+	par.job_set = false;
+	pthread_mutex_unlock(&par.lock);
+	strings_adopt(par.job.strings);
+}
+
 /* The first path component of a name's SUBPATH: its process, in /proc. */
 static const char *name_proc(const char *name, size_t *len)
 {
@@ -309,21 +383,28 @@ static bool proc_boundary(const struct batch *b, size_t i)
 	return l1 != l2 || memcmp(p1, p2, l1);
 }
 
-/* Cut entries [0, n) of @b into @nparts parts, at process boundaries. */
+/*
+ * Cut entries [0, n) of @b into parts for @threads threads, at process
+ * boundaries: each part takes a 1/(2 * @threads) share of the names left,
+ * and at least @min, so that the parts grow smaller towards the end and a
+ * thread that takes the last one keeps the others waiting for little (a
+ * batch of equal parts ended with one thread idle for half a part, on
+ * average, some milliseconds a listing).
+ */
 static size_t cut_parts(const struct batch *b, struct part *parts,
-			size_t nparts)
+			size_t threads, size_t min)
 {
 	size_t from = 0, k = 0;
 
-	for (size_t i = 1; i <= nparts && from < b->n; i++) {
-		size_t to = b->n * i / nparts, limit = b->n * (i + 1) / nparts;
+	while (from < b->n) {
+		size_t left = b->n - from, want = left / (2 * threads), to;
 
-		if (i == nparts)
-			to = b->n;
-		if (to <= from)
-			continue;
-		/* to the next process, unless that is a part's worth away */
-		for (size_t t = to; i < nparts && t < limit; t++)
+		if (want < min)
+			want = min;
+		to = k == PAR_PARTS - 1 || want >= left ? b->n : from + want;
+		/* to the next process, unless that is half a part away */
+		for (size_t t = to, end = to + want / 2; t < end && t < b->n;
+		     t++)
 			if (proc_boundary(b, t)) {
 				to = t;
 				break;
@@ -347,28 +428,25 @@ int batch_run(struct batch *b, const char *origin)
 	size_t nparts = 1;
 	int err = 0;
 
-	for (size_t i = 0; i < b->n; i++) {
+	for (size_t i = 0, pg = 0; i < b->n; i++) {
 		const char *cur = batch_name(b, i), *prev;
 		size_t g = group_len(cur);
 
 		b->vec[i].name = cur;
-		if (!i || !g)
-			continue;
-		prev = batch_name(b, i - 1);
-		if (group_len(prev) == g && !memcmp(prev, cur, g) &&
-		    strlen(prev) <= 255)
-			b->vec[i].name = cur + g;
+		/* @pg: the previous name's group; its length from the offsets */
+		if (i && g && pg == g) {
+			prev = batch_name(b, i - 1);
+			if (!memcmp(prev, cur, g) &&
+			    b->off[i] - b->off[i - 1] - 1 <= 255)
+				b->vec[i].name = cur + g;
+		}
+		pg = g;
 	}
-	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && par_threads() > 1) {
+	if ((b->n >= PAR_MIN || (b->big && b->n > 1)) && !in_job &&
+	    par_threads() > 1) {
 		pthread_mutex_lock(&par.lock);
-		/*
-		 * four parts per thread: one that is kept from its CPU a
-		 * while holds the others up for a quarter of its share
-		 */
-		nparts = 4 * (size_t)par.threads;
-		if (nparts > b->n / (b->big ? 1 : PAR_PART_MIN))
-			nparts = b->n / (b->big ? 1 : PAR_PART_MIN);
-		par.nparts = cut_parts(b, par.parts, nparts);
+		par.nparts = cut_parts(b, par.parts, (size_t)par.threads,
+				       b->big ? 1 : PAR_PART_MIN);
 		par.b = b;
 		par.origin = origin;
 		par.next = 0;
@@ -466,20 +544,37 @@ bool val_u64(const struct batch *b, size_t i, uint64_t *out)
 	return true;
 }
 
-/* "major:minor" */
+/* The decimal at @v (up to @end), to a non-digit; false if none or huge. */
+static bool dec_u32(const char **v, const char *end, unsigned int *out)
+{
+	const char *p = *v;
+	uint64_t x = 0;
+
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		x = x * 10 + (unsigned int)(*p - '0');
+		if (x > UINT32_MAX)
+			return false;
+	}
+	if (p == *v)
+		return false;
+	*out = (unsigned int)x;
+	*v = p;
+	return true;
+}
+
+/* "major:minor" (two stat fields a descriptor: without sscanf) */
 bool val_dev(const struct batch *b, size_t i, dev_t *dev)
 {
 	size_t len;
 	int err;
-	const char *v = val(b, i, &len, &err);
-	unsigned maj, min;
-	char tmp[32];
+	const char *v = val(b, i, &len, &err), *end;
+	unsigned int maj, min;
 
-	if (!v || !len || len >= sizeof(tmp))
+	if (!v)
 		return false;
-	memcpy(tmp, v, len);
-	tmp[len] = 0;
-	if (sscanf(tmp, "%u:%u", &maj, &min) != 2)
+	end = v + len;
+	if (!dec_u32(&v, end, &maj) || v == end || *v++ != ':' ||
+	    !dec_u32(&v, end, &min) || v != end)
 		return false;
 	*dev = makedev(maj, min);
 	return true;

@@ -255,6 +255,7 @@ static void list_fds(struct gid *g, const struct batch *b)
 	struct lproc *lp = &procs[g->proc];
 	size_t len, cap = 0;
 	const char *v = val(b, g->i_fds, &len, &g->fds_err);
+	bool ok;
 
 	if (!v) {
 		if (!opt.fwarn) {
@@ -270,10 +271,16 @@ static void list_fds(struct gid *g, const struct batch *b)
 		cap++;
 	g->fds = xrealloc(NULL, (cap ? cap : 1) * sizeof(*g->fds));
 	reserve_lfiles(lp, cap);
-	for (const char *s = v; s < v + len; s += strlen(s) + 1) {
-		uint64_t fd;
+	for (const char *s = v; s < v + len; s++) {
+		uint64_t fd = 0;
+		const char *e = s;
 
-		if (!parse_u64(s, 10, &fd) || fd > INT_MAX)
+		/* a name of digits (parse_u64() without strtoull) */
+		for (; *e >= '0' && *e <= '9' && fd <= INT_MAX; e++)
+			fd = fd * 10 + (uint64_t)(*e - '0');
+		ok = e != s && !*e && fd <= INT_MAX;
+		s = e + strlen(e);
+		if (!ok)
 			continue;
 		g->fds[g->nfds++] = (struct gfd){
 			.fd = (int)fd, .skip = !fd_may_select(lp, NULL, fd),
@@ -284,8 +291,11 @@ static void list_fds(struct gid *g, const struct batch *b)
 		};
 	}
 	/* the kernel lists them in order; lsof prints them as read */
-	if (g->nfds > 1)
-		qsort(g->fds, g->nfds, sizeof(*g->fds), cmp_int);
+	for (size_t i = 1; i < g->nfds; i++)
+		if (g->fds[i].fd < g->fds[i - 1].fd) {
+			qsort(g->fds, g->nfds, sizeof(*g->fds), cmp_int);
+			break;
+		}
 }
 
 /* Round 2 and the rows of the admitted ids of @gs, in order. */
@@ -650,12 +660,16 @@ void gather_proc_info(void)
 
 	stat_nlink = opt.fnlink;
 	gather_seq = 0;
+	/* the whole system, or its network files: sockets will be met */
+	if (opt.all_proc || !(opt.sel_flags & ~SEL_NW))
+		net_prefetch();
 	pids = round_zero(&npids);
 	socket_checking();
 	for (size_t i = 0; i < npids; i += GROUP_PROCS)
 		gather_group(pids + i, npids - i < GROUP_PROCS ? npids - i :
 							 GROUP_PROCS);
 	free(pids);
+	net_settle();
 	mem_stat_all();
 	mem_rows_finish();
 }

@@ -184,7 +184,8 @@ struct lfile {
 	long nlink;
 	unsigned long ffg;	/* fdinfo flags (+f g) */
 	const char *dev_ch;	/* DEVICE text when not dev numbers */
-	char *nm, *nma;		/* name and name addition */
+	char *nm;		/* name */
+	const char *nma;	/* name addition */
 	struct inaddr li[2];	/* local and foreign address */
 	struct lts lts;
 	unsigned sf;		/* SEL_* */
@@ -341,6 +342,8 @@ char *sdup(const char *s);
 char *sdup_n(const char *s, size_t n);
 char *sfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void strings_free(void);
+void *strings_take(void);
+void strings_adopt(void *list);
 
 struct batch {
 	struct name_val *vec;
@@ -359,6 +362,8 @@ size_t batch_add_parts(struct batch *b, const char *a, const char *bb,
 		       const char *c, long num);
 int batch_run(struct batch *b, const char *origin);
 void batch_run_proc(struct batch *b);
+bool bg_start(void (*fn)(void));
+void bg_wait(void);
 void batch_reset(struct batch *b);
 void batch_free(struct batch *b);
 const char *val(const struct batch *b, size_t i, size_t *len, int *err);
@@ -417,6 +422,7 @@ bool next_line(const char **p, const char *end, const char **line,
 int get_fields(char *ln, const char *sep, char **fp, int max);
 bool parse_u64(const char *s, int base, uint64_t *out);
 char *vdup(const char *v, size_t len);
+char *proc_fd_path(const char *dir, const char *mid, int num);
 int cmp_int(const void *a, const void *b);
 
 /* ------------------------------------------------------------------ */
@@ -568,6 +574,8 @@ struct sockrec {
 };
 
 void net_load(void);
+void net_prefetch(void);
+void net_settle(void);
 const struct sockrec *net_lookup(uint64_t ino);
 void net_free(void);
 void unix_diag_peers(void (*peer)(uint64_t, uint64_t),
@@ -609,7 +617,7 @@ extern int pr_pass;
 void safestrprt(const char *sp, FILE *fs, int flags);
 void safestrprtn(const char *sp, int len, FILE *fs, int flags);
 int safestrlen(const char *sp, int flags);
-char *name_string(const struct lfile *lf, bool field);
+const char *name_string(const struct lfile *lf, bool field);
 const char *print_fflags(unsigned long ffg);
 const char *fd_trimmed(const struct lfile *lf);
 const char *offset_string(const struct lfile *lf, char *buf, size_t size);

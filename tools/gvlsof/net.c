@@ -16,7 +16,7 @@
 #include "gvlsof.h"
 
 static struct map by_inode;	/* the first record of each inode */
-static bool loaded;
+static bool loaded, prefetching;
 
 static bool add(struct sockrec *r)
 {
@@ -449,15 +449,12 @@ static void table_load(const struct table *t, const char *v, size_t len)
 	batch_free(&b);
 }
 
-/* Every table, in one getvalues() call, once per cycle. */
-void net_load(void)
+/* Every table, in one getvalues() call. */
+static void net_load_now(void)
 {
 	struct batch b = { .big = true };
 	size_t first[ARRAY_SIZE(tables)];
 
-	if (loaded)
-		return;
-	loaded = true;
 	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
 		first[i] = by_diag(&tables[i]) ? SIZE_MAX :
 			   batch_add(&b, "data:net/%s", tables[i].file);
@@ -482,6 +479,48 @@ void net_load(void)
 	}
 }
 
+/*
+ * The tables, once per cycle: loaded when the first socket is met, as lsof
+ * loads them, unless net_prefetch() had a helper thread load them already.
+ */
+void net_load(void)
+{
+	if (prefetching) {
+		bg_wait();
+		prefetching = false;
+	}
+	if (loaded)
+		return;
+	loaded = true;
+	net_load_now();
+}
+
+/*
+ * The tables loaded by a helper thread while the main thread gathers the
+ * processes, for a listing that will meet sockets (the whole system, or
+ * only network files): they cost some milliseconds (sock_diag, the unix
+ * table), which the main thread would otherwise spend alone at its first
+ * socket. Nothing where there is no helper.
+ */
+void net_prefetch(void)
+{
+	if (loaded || prefetching)
+		return;
+	if (!bg_start(net_load_now))
+		return;
+	loaded = true;
+	prefetching = true;
+}
+
+/* The prefetch over: what net_lookup() and net_free() need. */
+void net_settle(void)
+{
+	if (prefetching) {
+		bg_wait();
+		prefetching = false;
+	}
+}
+
 const struct sockrec *net_lookup(uint64_t ino)
 {
 	return map_get(&by_inode, ino);
@@ -489,6 +528,7 @@ const struct sockrec *net_lookup(uint64_t ino)
 
 void net_free(void)
 {
+	net_settle();
 	map_free(&by_inode);
 	free(unix_recs);
 	unix_recs = NULL;

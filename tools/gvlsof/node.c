@@ -298,7 +298,8 @@ static void node_type_name(struct lfile *lf, unsigned type, unsigned ss)
 			tn = "a_inode";
 		}
 	}
-	snprintf(lf->type, sizeof(lf->type), "%s", tn);
+	/* every name above fits TYPEL */
+	memcpy(lf->type, tn, strlen(tn) + 1);
 }
 
 /*
@@ -427,6 +428,23 @@ static bool map_seen(struct seen *s, dev_t dev, uint64_t ino)
 	return false;
 }
 
+/*
+ * A maps line of anonymous memory, "START-END PERM OFFSET MM:mm INODE ":
+ * the kernel ends the five fields with a blank, and a line with a path
+ * has more blanks before it (the padding, at least one). Most lines of a
+ * process are such, and none of them is listed: dropped unparsed.
+ */
+static bool no_path(const char *line, size_t len)
+{
+	int blanks = 0;
+
+	if (!len || line[len - 1] != ' ')
+		return false;
+	for (size_t i = 0; i < len && blanks <= 5; i++)
+		blanks += line[i] == ' ';
+	return blanks == 5;
+}
+
 /* lsof's process_proc_map(), up to the stat of each path. */
 void process_proc_map(struct lproc *lp, const char *v, size_t n,
 		      const struct finfo *txt, bool txt_ok, bool name_only)
@@ -447,6 +465,8 @@ void process_proc_map(struct lproc *lp, const char *v, size_t n,
 		dev_t dev;
 		int nf;
 
+		if (no_path(line, len))
+			continue;
 		if (len < sizeof(buf)) {
 			copy = memcpy(buf, line, len);
 			copy[len] = 0;

@@ -223,11 +223,27 @@ static char *inaddr_string(const struct lfile *lf)
  * then what lsof adds to it; in the table (@field false) the TCP/TPI
  * state as well.
  */
-char *name_string(const struct lfile *lf, bool field)
+const char *name_string(const struct lfile *lf, bool field)
 {
-	char *s = sdup("");
+	char *s;
 	bool ps = false;
 
+	/* most rows: a name, perhaps an addition, without formatting */
+	if (lf->nm && *lf->nm && !lf->li[0].af && !lf->li[1].af &&
+	    (field || !has_tcptpi(lf))) {
+		size_t n, a;
+
+		if (!lf->nma)
+			return lf->nm;
+		n = strlen(lf->nm);
+		a = strlen(lf->nma);
+		s = salloc(n + a + 2);
+		memcpy(s, lf->nm, n);
+		s[n] = ' ';
+		memcpy(s + n + 1, lf->nma, a + 1);
+		return s;
+	}
+	s = sdup("");
 	if (lf->nm && *lf->nm) {
 		s = sdup(lf->nm);
 		ps = true;
@@ -326,13 +342,10 @@ static int utoa(char *p, unsigned long long v)
 	return len;
 }
 
-static const char *fd_column(const struct lfile *lf, char *buf, size_t size)
+/* The FD column's width: the number and its two flags. */
+static int fd_column_len(const struct lfile *lf)
 {
-	char acc = lf->lock == ' ' ? lf->access :
-		   lf->access == ' ' ? '-' : lf->access;
-
-	snprintf(buf, size, "%s%c%c", lf->fd, acc, lf->lock);
-	return buf;
+	return (int)strnlen(lf->fd, sizeof(lf->fd)) + 2;
 }
 
 /* SIZE/OFF: the size, or 0t<offset> (0x<offset> beyond -o's digits) */
@@ -349,20 +362,21 @@ const char *offset_string(const struct lfile *lf, char *buf, size_t size)
 	return buf;
 }
 
-/* The strings below are written into @buf, of at least 64 bytes. */
-static const char *szoff_string(const struct lfile *lf, char *buf,
-				size_t size)
+/*
+ * The strings below are written into @buf, of at least 64 bytes; each
+ * returns its length.
+ */
+static int szoff_string(const struct lfile *lf, char *buf, size_t size)
 {
 	if (lf->sz_def)
-		utoa(buf, lf->sz);
-	else if (lf->off_def)
-		offset_string(lf, buf, size);
-	else
-		buf[0] = 0;
-	return buf;
+		return utoa(buf, lf->sz);
+	if (lf->off_def)
+		return (int)strlen(offset_string(lf, buf, size));
+	buf[0] = 0;
+	return 0;
 }
 
-static const char *dev_string(const struct lfile *lf, char *buf, size_t size)
+static int dev_string(const struct lfile *lf, char *buf, size_t size)
 {
 	dev_t d = lf->rdev_def ? lf->rdev : lf->dev;
 
@@ -370,23 +384,21 @@ static const char *dev_string(const struct lfile *lf, char *buf, size_t size)
 		int n = utoa(buf, major(d));
 
 		buf[n++] = ',';
-		utoa(buf + n, minor(d));
-	} else {
-		snprintf(buf, size, "%s", lf->dev_ch ? lf->dev_ch : "");
+		return n + utoa(buf + n, minor(d));
 	}
-	return buf;
+	snprintf(buf, size, "%s", lf->dev_ch ? lf->dev_ch : "");
+	return (int)strlen(buf);
 }
 
-static const char *node_string(const struct lfile *lf, char *buf,
-			       size_t size)
+static int node_string(const struct lfile *lf, char *buf, size_t size)
 {
 	if (lf->inp_ty == 1)
-		utoa(buf, lf->inode);
-	else if (lf->inp_ty == 2)
+		return utoa(buf, lf->inode);
+	if (lf->inp_ty == 2)
 		snprintf(buf, size, "%s", lf->iproto);
 	else
 		buf[0] = 0;
-	return buf;
+	return (int)strlen(buf);
 }
 
 static const char *szoff_title(void)
@@ -467,15 +479,20 @@ static void l_put(const char *s, size_t n)
 
 static void l_flush(void)
 {
-	fwrite(lbuf, 1, llen, stdout);
+	/* lbuf is NULL until the first l_put() */
+	if (!llen)
+		return;
+	fwrite_unlocked(lbuf, 1, llen, stdout);
 	llen = 0;
 }
 
-/* " %*.*s": a blank, then @s cut to @prec bytes, right-aligned in @w */
-static void l_str(int w, int prec, const char *s)
+/*
+ * " %*.*s" of @s, of @n bytes: a blank, then @s cut to @prec bytes,
+ * right-aligned in @w
+ */
+static void l_strn(int w, int prec, const char *s, size_t n)
 {
 	static const char blanks[] = "                                ";
-	size_t n = strlen(s);
 	int pad;
 
 	if (prec < 0)
@@ -490,28 +507,39 @@ static void l_str(int w, int prec, const char *s)
 	l_put(s, n);
 }
 
+/* l_strn() of a C string */
+static void l_str(int w, int prec, const char *s)
+{
+	l_strn(w, prec, s, strlen(s));
+}
+
 /* " %*d" */
 static void l_int(int w, int v)
 {
 	char b[24];
+	int n;
 
 	if (v < 0)
-		snprintf(b, sizeof(b), "%d", v);
+		n = snprintf(b, sizeof(b), "%d", v);
 	else
-		utoa(b, (unsigned)v);
-	l_str(w, INT_MAX, b);
+		n = utoa(b, (unsigned int)v);
+	l_strn(w, INT_MAX, b, (size_t)n);
 }
 
-/* safestrprtn(@s, @w, stdout, 2) at the start of the row */
+/* safestrprtn(@s, @w, stdout, 2): COMMAND, TASKCMD */
 static void l_cmd(const char *s, int w)
 {
 	static const char blanks[] = "                                ";
 	size_t n;
 
-	if (!plain_ascii(s, ' ', &n) || n > (size_t)w) {
+	if (!plain_ascii(s, ' ', &n)) {
+		l_flush();
 		safestrprtn(s, w, stdout, 2);
 		return;
 	}
+	/* a longer one is cut to the column, as safestrprtn() cuts it */
+	if (n > (size_t)w)
+		n = w < 0 ? 0 : (size_t)w;
 	l_put(s, n);
 	for (w -= (int)n; w > 0; w -= (int)sizeof(blanks) - 1)
 		l_put(blanks, w < (int)sizeof(blanks) - 1 ? (size_t)w :
@@ -575,15 +603,15 @@ static void size_file(const struct lfile *lf, const char *fg, const char *nl)
 {
 	char buf[128];
 
-	fd_w = max_i(fd_w, strlen(fd_column(lf, buf, sizeof(buf))));
+	fd_w = max_i(fd_w, fd_column_len(lf));
 	type_w = max_i(type_w, strlen(lf->type));
 	if (opt.fsv_fg)
 		fg_w = max_i(fg_w, strlen(fg));
-	dev_w = max_i(dev_w, strlen(dev_string(lf, buf, sizeof(buf))));
-	szoff_w = max_i(szoff_w, strlen(szoff_string(lf, buf, sizeof(buf))));
+	dev_w = max_i(dev_w, dev_string(lf, buf, sizeof(buf)));
+	szoff_w = max_i(szoff_w, szoff_string(lf, buf, sizeof(buf)));
 	if (opt.fnlink)
 		nl_w = max_i(nl_w, strlen(nl));
-	node_w = max_i(node_w, strlen(node_string(lf, buf, sizeof(buf))));
+	node_w = max_i(node_w, node_string(lf, buf, sizeof(buf)));
 }
 
 /* Pass 1: COMMAND to USER. */
@@ -600,8 +628,7 @@ static void print_proc_columns(const struct lproc *lp, const char *cmd,
 	}
 	if (prt_tcmd) {
 		l_put(" ", 1);
-		l_flush();
-		safestrprtn(lp->tcmd ? lp->tcmd : "", tcmd_w, stdout, 2);
+		l_cmd(lp->tcmd ? lp->tcmd : "", tcmd_w);
 	}
 	if (opt.fcntx) {
 		const char *c = lp->cntx ? lp->cntx : "";
@@ -626,23 +653,32 @@ static void print_file_columns(const struct lfile *lf, const char *fg,
 	char acc = lf->lock == ' ' ? lf->access :
 		   lf->access == ' ' ? '-' : lf->access;
 	char ends[2] = { acc, lf->lock }, buf[128];
+	int n;
 
-	l_str(fd_w - 2, fd_w - 2, lf->fd);
+	l_strn(fd_w - 2, fd_w - 2, lf->fd, strnlen(lf->fd, sizeof(lf->fd)));
 	l_put(ends, 2);
 	l_str(type_w, type_w, lf->type);
 	if (opt.fsv_fg)
 		l_str(fg_w, fg_w, fg);
-	l_str(dev_w, dev_w, dev_string(lf, buf, sizeof(buf)));
-	l_str(szoff_w, szoff_w, szoff_string(lf, buf, sizeof(buf)));
+	n = dev_string(lf, buf, sizeof(buf));
+	l_strn(dev_w, dev_w, buf, n);
+	n = szoff_string(lf, buf, sizeof(buf));
+	l_strn(szoff_w, szoff_w, buf, n);
 	if (opt.fnlink)
 		l_str(nl_w, INT_MAX, nl);
-	l_str(node_w, node_w, node_string(lf, buf, sizeof(buf)));
+	n = node_string(lf, buf, sizeof(buf));
+	l_strn(node_w, node_w, buf, n);
 	l_put(" ", 1);
 	l_name(name_string(lf, false));
 }
 
-/* lsof's print_file(): size (pass 0) or print (pass 1) one row. */
-static void print_file(const struct lproc *lp, const struct lfile *lf)
+/*
+ * lsof's print_file(): size (pass 0) or print (pass 1) one row. The
+ * process's columns are the same in each of its rows: sized at its first
+ * (*@sized).
+ */
+static void print_file(const struct lproc *lp, const struct lfile *lf,
+		       bool *sized)
 {
 	const char *cmd = lp->cmd && *lp->cmd ? lp->cmd : "(unknown)";
 	const char *user = printuid(lp->uid, NULL);
@@ -654,7 +690,9 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 	else
 		nl[0] = 0;
 	if (!pr_pass) {
-		size_proc(lp, cmd, user);
+		if (!*sized)
+			size_proc(lp, cmd, user);
+		*sized = true;
 		size_file(lf, fg, nl);
 		return;
 	}
@@ -667,7 +705,7 @@ static void print_file(const struct lproc *lp, const struct lfile *lf)
 /* lsof's print_proc(): true when something of @lp was listed. */
 bool print_proc(struct lproc *lp)
 {
-	bool rv = false;
+	bool rv = false, sized = false;
 
 	if (!lp->pss)
 		return false;
@@ -696,7 +734,7 @@ bool print_proc(struct lproc *lp)
 		if (!is_file_sel(lp, &lp->files[i]))
 			continue;
 		rv = true;
-		print_file(lp, &lp->files[i]);
+		print_file(lp, &lp->files[i], &sized);
 	}
 	return rv;
 }

@@ -228,7 +228,6 @@ bool fd_may_select(const struct lproc *lp, const char *nm, int num)
 /* ------------------------------------------------------------------ */
 /* Rows.                                                              */
 
-/* lsof's alloc_lfile(): a new row of @lp, with -d applied. */
 /* Room for @n more rows of @lp, so that its array grows once. */
 void reserve_lfiles(struct lproc *lp, size_t n)
 {
@@ -238,6 +237,24 @@ void reserve_lfiles(struct lproc *lp, size_t n)
 	lp->files = xrealloc(lp->files, lp->cap * sizeof(*lp->files));
 }
 
+/* "%4d" of @num, 0 to 9999, without printf: the FD of most rows */
+static void fd_text(char *fd, int num)
+{
+	char t[4];
+	int n = 0, pad;
+
+	do {
+		t[n++] = (char)('0' + num % 10);
+		num /= 10;
+	} while (num && n < 4);
+	for (pad = 0; pad < 4 - n; pad++)
+		fd[pad] = ' ';
+	while (n)
+		fd[pad++] = t[--n];
+	fd[pad] = 0;
+}
+
+/* lsof's alloc_lfile(): a new row of @lp, with -d applied. */
 struct lfile *alloc_lfile(struct lproc *lp, const char *nm, int num)
 {
 	struct lfile *lf;
@@ -253,7 +270,7 @@ struct lfile *alloc_lfile(struct lproc *lp, const char *nm, int num)
 	if (nm)
 		snprintf(lf->fd, sizeof(lf->fd), "%.*s", FDLEN - 1, nm);
 	else if (num >= 0 && num < 10000)
-		snprintf(lf->fd, sizeof(lf->fd), "%4d", num);
+		fd_text(lf->fd, num);
 	else if (num >= 0)
 		snprintf(lf->fd, sizeof(lf->fd), "*%03d", num % 1000);
 	if (opt.nfdl && (nm || num >= 0) && fd_selects(nm, nm ? -1 : num))

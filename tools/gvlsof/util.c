@@ -64,7 +64,8 @@ struct chunk {
 	char data[];
 };
 
-static struct chunk *strings;
+/* each thread's own: a helper's job (net.c) allocates beside the rounds */
+static __thread struct chunk *strings;
 
 char *salloc(size_t n)
 {
@@ -124,6 +125,33 @@ char *sfmt(const char *fmt, ...)
 	vsnprintf(p, n + 1, fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+/* This thread's strings, handed over (to strings_adopt() in another). */
+void *strings_take(void)
+{
+	struct chunk *c = strings;
+
+	strings = NULL;
+	return c;
+}
+
+/* The strings of strings_take() made this thread's, freed with them. */
+void strings_adopt(void *list)
+{
+	struct chunk *c = list;
+
+	if (!c)
+		return;
+	if (!strings) {
+		strings = c;
+		return;
+	}
+	/* behind the chunk being filled, which stays first */
+	while (c->next)
+		c = c->next;
+	c->next = strings->next;
+	strings->next = list;
 }
 
 void strings_free(void)
@@ -343,4 +371,29 @@ int cmp_int(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * "/proc/@dir@mid@num" in the cycle's memory, put together without
+ * printf: the path of every descriptor's row ("/proc/PID/fd/N").
+ */
+char *proc_fd_path(const char *dir, const char *mid, int num)
+{
+	size_t ld = strlen(dir), lm = strlen(mid), ln = 0;
+	char digits[12], *p, *s;
+	unsigned int v = num < 0 ? 0 : (unsigned int)num;
+
+	do {
+		digits[sizeof(digits) - 1 - ln++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	s = salloc(sizeof(PROC) + ld + lm + ln + 1);
+	p = s;
+	memcpy(p, PROC "/", sizeof(PROC));
+	p += sizeof(PROC);
+	memcpy(p, dir, ld);
+	memcpy(p + ld, mid, lm);
+	memcpy(p + ld + lm, digits + sizeof(digits) - ln, ln);
+	p[ld + lm + ln] = 0;
+	return s;
 }
