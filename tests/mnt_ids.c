@@ -28,6 +28,7 @@
 #include "internal.h"
 #include "lib/mountinfo.h"
 #include "lib/mounts.h"
+#include "lib/sub.h"
 #include "lib/tap.h"
 #include "mnt.h"
 
@@ -92,26 +93,6 @@ static int list_matches(void)
 	r = list_is(&mi, SIZE_MAX);
 	mi_free(&mi);
 	return r;
-}
-
-static int in_child(int (*fn)(void))
-{
-	pid_t pid;
-	int status;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		tap_bail("fork: %s", strerror(errno));
-	if (pid == 0) {
-		int r = fn();
-
-		fflush(stdout);
-		_exit(r);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		tap_bail("waitpid: %s", strerror(errno));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Kept pairs answer every mount while statmount() finds none. */
@@ -195,7 +176,7 @@ int main(void)
 		tap_is_long(list_matches(), 1,
 			    "%s: half the mounts gone, as many new ones with "
 			    "their IDs", src);
-		tap_is_long(in_child(s ? known_only : new_ones_asked), 0,
+		tap_is_long(t_in_child(s ? known_only : new_ones_asked), 0,
 			    s ? "%s: statmount() failing, the kept IDs answer" :
 			    "%s: only mounts new since are asked of "
 			    "statmount()", src);

@@ -26,6 +26,7 @@
 #include "cost.h"
 #include "internal.h"
 #include "lib/mountinfo.h"
+#include "lib/sub.h"
 #include "lib/tap.h"
 #include "mnt.h"
 
@@ -170,27 +171,6 @@ static bool statmount_says_supported(void)
 	if (syscall(457, &req, sm, sizeof(sm), 0))
 		return false;
 	return sm[1] & 0x1000;	/* struct statmount's mask */
-}
-
-/* Run @fn in a child; its exit status. */
-static int in_child(int (*fn)(void))
-{
-	pid_t pid;
-	int status;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		tap_bail("fork: %s", strerror(errno));
-	if (pid == 0) {
-		int r = fn();
-
-		fflush(stdout);
-		_exit(r);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		tap_bail("waitpid: %s", strerror(errno));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* ---- the environment variable (children that never called before) ---- */
@@ -395,36 +375,36 @@ int main(void)
 	/* the library's own sources: not the native system call's */
 	gv_backend_force(GV_BACKEND_SYNC);
 	tap_plan(14);
-	tap_is_long(in_child(env_bad), 0,
+	tap_is_long(t_in_child(env_bad), 0,
 		    "GETVALUES_MOUNT_SOURCE=kernel (unknown): ENOSYS");
-	tap_is_long(in_child(env_mountinfo), 0,
+	tap_is_long(t_in_child(env_mountinfo), 0,
 		    "GETVALUES_MOUNT_SOURCE=mountinfo reads mountinfo");
 	if (have)
-		tap_is_long(in_child(env_statmount), 0,
+		tap_is_long(t_in_child(env_statmount), 0,
 			    "GETVALUES_MOUNT_SOURCE=statmount uses statmount()");
 	else
 		tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
 
 	mi_load(&mi);
-	tap_is_long(in_child(refused_auto), 0,
+	tap_is_long(t_in_child(refused_auto), 0,
 		    "statmount() refused (EPERM): auto gives mountinfo's values");
-	tap_is_long(in_child(refused_forced), 0,
+	tap_is_long(t_in_child(refused_forced), 0,
 		    "statmount() refused, statmount forced: EPERM everywhere");
-	tap_is_long(in_child(missing_auto), 0,
+	tap_is_long(t_in_child(missing_auto), 0,
 		    "statmount() missing (ENOSYS): auto gives mountinfo's "
 		    "values, twice");
-	tap_is_long(in_child(missing_forced), 0,
+	tap_is_long(t_in_child(missing_forced), 0,
 		    "statmount() missing, statmount forced: ENOSYS everywhere");
 	if (have)
-		tap_is_long(in_child(auto_opens_nothing), 0,
+		tap_is_long(t_in_child(auto_opens_nothing), 0,
 			    "mountinfo unreadable: auto's bulk call asks "
 			    "statmount() instead");
 	else
 		tap_skip(1, "kernel lacks statmount() (Linux 6.8)");
 	if (access("/proc/self/io", R_OK) == 0) {
-		tap_is_long(in_child(mountinfo_once), 0,
+		tap_is_long(t_in_child(mountinfo_once), 0,
 			    "mountinfo is read once per call, not once per name");
-		tap_is_long(in_child(mountinfo_once_auto), 0,
+		tap_is_long(t_in_child(mountinfo_once_auto), 0,
 			    "auto: a call for every mount reads mountinfo "
 			    "once, the bare list none with statmount()");
 	} else {
@@ -432,10 +412,10 @@ int main(void)
 			 "(CONFIG_TASK_IO_ACCOUNTING: /proc/self/io)");
 	}
 	if (have && access("/proc/self/io", R_OK) == 0) {
-		tap_is_long(in_child(list_by_cost_text), 0,
+		tap_is_long(t_in_child(list_by_cost_text), 0,
 			    "auto: the list from mountinfo where it costs less "
 			    "(injected costs)");
-		tap_is_long(in_child(list_by_cost_listmount), 0,
+		tap_is_long(t_in_child(list_by_cost_listmount), 0,
 			    "auto: the list from listmount() where it costs "
 			    "less (injected costs)");
 	} else {
@@ -443,7 +423,7 @@ int main(void)
 			 "/proc/self/io (CONFIG_TASK_IO_ACCOUNTING)");
 	}
 	if (have && access("/proc/self/io", R_OK) == 0)
-		tap_is_long(in_child(few_by_statmount), 0,
+		tap_is_long(t_in_child(few_by_statmount), 0,
 			    "auto: a few mounts by ID from statmount(), no "
 			    "file read");
 	else

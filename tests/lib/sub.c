@@ -33,6 +33,26 @@ long long t_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+int t_in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int r = fn();
+
+		fflush(stdout);
+		_exit(r);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		tap_bail("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 unsigned int t_time_scale(void)
 {
 	const char *s = getenv("GV_TEST_TIME_SCALE");

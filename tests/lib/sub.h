@@ -53,6 +53,13 @@ int t_join_within(pthread_t t, unsigned int ms, void **ret);
  */
 bool t_wait_asleep(pid_t tid, unsigned int ms);
 
+/*
+ * @fn run in a child of this process (its output flushed first, the
+ * child's before it exits): the child's exit status, or 128 + the signal
+ * that ended it.
+ */
+int t_in_child(int (*fn)(void));
+
 /* Milliseconds of CLOCK_MONOTONIC. */
 long long t_now_ms(void);
 
