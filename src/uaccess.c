@@ -275,7 +275,6 @@ static size_t gv_landed(const struct iovec *l, size_t k, ssize_t got)
 	return landed;
 }
 
-
 /*
  * Many small writes through the pipe: writev(2) of our pieces into it,
  * readv(2) of them out into their places in the caller's memory, up to
