@@ -596,13 +596,12 @@ static int *pids_given(size_t *npids)
 }
 
 /*
- * Round 0: the locks, our mount table, and the PIDs (NULL: /proc cannot
- * be listed).
+ * Round 0: our mount table, and the PIDs (NULL: /proc cannot be listed).
  */
 static int *round_zero(size_t *npids)
 {
 	struct batch b = { 0 };
-	size_t i_dir = SIZE_MAX, i_locks, i_mnt = SIZE_MAX, len;
+	size_t i_dir = SIZE_MAX, i_mnt = SIZE_MAX, len;
 	int *pids = NULL, err;
 	const char *v;
 
@@ -610,12 +609,9 @@ static int *round_zero(size_t *npids)
 	if (!(opt.sel_flags & SEL_PID) || opt.feptE ||
 	    (!opt.fand && opt.sel_flags != SEL_PID))
 		i_dir = batch_add(&b, "dir:");
-	i_locks = batch_add(&b, "data:locks");
 	if (!opt.sel_inet && !mounts_loaded())
 		i_mnt = batch_add(&b, "data:self/mountinfo");
 	batch_run_proc(&b);
-	v = val(&b, i_locks, &len, &err);
-	locks_load(v, len);
 	if (i_mnt != SIZE_MAX) {
 		/* as lsof, which reads its mount table first */
 		v = val(&b, i_mnt, &len, &err);
@@ -652,6 +648,22 @@ static void socket_checking(void)
 	}
 }
 
+/* The FD column's lock character of every file with a device and inode. */
+static void locks_apply(void)
+{
+	for (size_t i = 0; i < nprocs; i++) {
+		struct lproc *lp = &procs[i];
+
+		for (size_t k = 0; k < lp->nfiles; k++) {
+			struct lfile *lf = &lp->files[k];
+
+			if (lf->dev_def && lf->inp_ty == 1)
+				lf->lock = lock_char(lp->pid, lf->dev,
+						     lf->inode);
+		}
+	}
+}
+
 /* Round 0 and every group. */
 void gather_proc_info(void)
 {
@@ -663,12 +675,15 @@ void gather_proc_info(void)
 	/* the whole system, or its network files: sockets will be met */
 	if (opt.all_proc || !(opt.sel_flags & ~SEL_NW))
 		net_prefetch();
+	locks_prefetch();
 	pids = round_zero(&npids);
 	socket_checking();
 	for (size_t i = 0; i < npids; i += GROUP_PROCS)
 		gather_group(pids + i, npids - i < GROUP_PROCS ? npids - i :
 							 GROUP_PROCS);
 	free(pids);
+	locks_settle();
+	locks_apply();
 	net_settle();
 	mem_stat_all();
 	mem_rows_finish();

@@ -444,7 +444,9 @@ struct mounts {
 };
 
 const char *printuid(uid_t uid, bool *numeric);
-void locks_load(const char *v, size_t n);
+/* /proc/locks: read beside the gathering, parsed after it */
+void locks_prefetch(void);
+void locks_settle(void);
 char lock_char(int pid, dev_t dev, uint64_t ino);
 struct mounts *readmnt(void);
 __attribute__((noreturn)) void die_mountinfo(int err);

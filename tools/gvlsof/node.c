@@ -194,10 +194,12 @@ void efsys_row(struct lfile *lf, const struct efsys *ep, const char *type,
 /* ------------------------------------------------------------------ */
 /* A node.                                                            */
 
-/* The device, raw device, NFS mount and inode of the row; its lock. */
-static const struct mounts *node_ids(struct lproc *lp, struct lfile *lf,
-				     const char *p, const struct finfo *s,
-				     unsigned ss)
+/*
+ * The device, raw device, NFS mount and inode of the row (its lock comes
+ * after the gathering: locks_settle()).
+ */
+static const struct mounts *node_ids(struct lfile *lf, const char *p,
+				     const struct finfo *s, unsigned ss)
 {
 	const struct mounts *mp = NULL;
 
@@ -232,8 +234,6 @@ static const struct mounts *node_ids(struct lproc *lp, struct lfile *lf,
 				lf->sf |= SEL_PSXMQINFO;
 		}
 	}
-	if (lf->dev_def && lf->inp_ty == 1)
-		lf->lock = lock_char(lp->pid, lf->dev, lf->inode);
 	return mp;
 }
 
@@ -337,7 +337,7 @@ void process_proc_node(struct lproc *lp, struct lfile *lf, const char *p,
 	}
 	if (opt.sel_inet)
 		return;
-	mp = node_ids(lp, lf, p, s, ss);
+	mp = node_ids(lf, p, s, ss);
 	node_size(lf, s, ss, l, ls);
 	node_type_name(lf, type, ss);
 	if (lf->ntype == N_NFS && opt.fnfs)
