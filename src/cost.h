@@ -4,7 +4,7 @@
  * mechanism (plain system calls, io_uring) by class of file and size of
  * call, learned from the library's own calls, and the choice it makes
  * from them (cost.c). data_policy.c asks and reports; nothing here makes a
- * system call.
+ * system call but the measurement of one's cost.
  */
 #ifndef GV_COST_H
 #define GV_COST_H
@@ -45,6 +45,14 @@ int gv_cost_learning(void);
 /* A call of @n files of class @cls took @ns through @m. */
 void gv_cost_record(enum gv_cost_class cls, size_t n, enum gv_mech m,
 		    uint64_t ns);
+/*
+ * What one system call costs in this process, in ns: measured once (a few
+ * getppid() calls), injected by a test, or GV_COST_SYSCALL_PRIOR outside
+ * GV_COST_LEARN (the machine the constant priors were measured on: a VM
+ * with page-table isolation).
+ */
+#define GV_COST_SYSCALL_PRIOR	1000
+uint32_t gv_cost_syscall(void);
 /* @sub names a procfs file whose costs are learned apart (its last part) */
 int gv_cost_slow_file(const char *sub);
 
@@ -56,6 +64,8 @@ int gv_cost_slow_file(const char *sub);
  */
 enum gv_cost_mode { GV_COST_LEARN, GV_COST_PRIORS, GV_COST_INJECTED };
 void gv_cost_test_mode(enum gv_cost_mode mode);
+/* Take a system call to cost @ns (0: measure it, in GV_COST_LEARN). */
+void gv_cost_test_syscall(uint32_t ns);
 /* Forget everything learned. */
 void gv_cost_test_reset(void);
 struct gv_cost_view {

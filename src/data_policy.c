@@ -11,12 +11,18 @@
  * with it or behind a long seccomp filter; what it costs is the ring's
  * work and, where a read cannot complete without blocking, a hand-over to
  * an io-wq worker thread, which wins wall time only with a CPU to spare.
- * Until it has measured both, auto starts from the constants it used to
- * decide by alone (its priors), measured on a VM with page-table
- * isolation (bench/batch, bench/RESULTS.md):
- *   - procfs, from 16 data: files on: io_uring, 1.3x-1.7x the wall time
- *     of sync there; sysfs, tmpfs and the other memory file systems: sync
- *     (the workers win no wall time and take more CPU time);
+ * Until it has measured both, auto starts from constants (its priors),
+ * measured with bench/batch (bench/RESULTS.md):
+ *   - procfs, from 16 data: files on: io_uring where a system call costs
+ *     500 ns or more (measured once per process, cost.c), sync below.
+ *     16 to 256 files through io_uring took 0.59-0.77x the wall time of
+ *     sync on a VM with page-table isolation (a call ~1 us), the same
+ *     (0.98-1.00x) behind a seccomp filter that made a call cost 530 ns,
+ *     and 1.2-1.3x on an AMD EPYC without it (125 ns): a short-lived
+ *     program such as gvlsof, which would pay for a ring it then finds
+ *     slower, makes none;
+ *   - sysfs, tmpfs and the other memory file systems: sync (the workers
+ *     win no wall time and take more CPU time);
  *   - ext2/3/4, xfs, btrfs, f2fs: io_uring from one file on; it reads
  *     cached files inline and queues the reads of cold ones all at once
  *     (3x-5x faster than sync for 64 and 1000 cold files);
@@ -42,6 +48,7 @@
 
 /* data: files from which auto batches by its priors; see above */
 #define GV_AUTO_PROC_FILES	16	/* on procfs, with two CPUs or more */
+#define GV_AUTO_PROC_SYSCALL	500	/* ns a system call costs, at least */
 #define GV_AUTO_DISK_FILES	1	/* on disk file systems */
 #define GV_AUTO_PROBE_FILES	8	/* sync: probe the first for cold */
 
@@ -234,7 +241,8 @@ static bool gv_proc_first_call(void)
 /* The constant policy: auto's choice before it has measured. */
 static enum gv_mech gv_auto_prior(enum gv_fs_class fs, size_t files)
 {
-	if (fs == GV_FS_PROC && files >= GV_AUTO_PROC_FILES)
+	if (fs == GV_FS_PROC && files >= GV_AUTO_PROC_FILES &&
+	    gv_cost_syscall() >= GV_AUTO_PROC_SYSCALL)
 		return GV_MECH_URING;
 	if (fs == GV_FS_DISK && files >= GV_AUTO_DISK_FILES)
 		return GV_MECH_URING;

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,71 @@ static void test_calls(void)
 	}
 }
 
+/*
+ * A new thread's calls of 64 procfs files under auto, with a system call
+ * taken to cost @ns and nothing learned: how many went through io_uring,
+ * and whether the thread made a ring.
+ */
+struct prior_run {
+	uint32_t ns;
+	int uring;
+	bool ring;
+};
+
+static void *prior_thread(void *arg)
+{
+	static const char *const plain[2] = { "data:stat", "data:statm" };
+	struct prior_run *r = arg;
+
+	gv_cost_test_reset();
+	gv_cost_test_syscall(r->ns);
+	for (int i = 0; i < 20; i++)
+		r->uring += procfs_call(plain) == GV_BACKEND_URING;
+	r->ring = gv_backend_uring.warm();
+	return NULL;
+}
+
+static void run_prior(struct prior_run *r)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, prior_thread, r) ||
+	    pthread_join(t, NULL))
+		tap_bail("pthread: %s", strerror(errno));
+}
+
+/* The prior for procfs follows what a system call costs. */
+static void test_syscall_prior(void)
+{
+	struct prior_run cheap = { .ns = 120 }, dear = { .ns = 1000 };
+	cpu_set_t set;
+	uint32_t a, b;
+
+	gv_cost_test_mode(GV_COST_LEARN);
+	gv_cost_test_syscall(0);
+	a = gv_cost_syscall();
+	b = gv_cost_syscall();
+	tap_ok(a > 0 && a < 1000000 && a == b,
+	       "a system call's cost is measured once (%u ns)", a);
+	if (gv_backend_usable(GV_BACKEND_URING) ||
+	    sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 2) {
+		tap_skip(2, "io_uring not usable here, or one CPU (auto "
+			 "keeps procfs on sync)");
+		return;
+	}
+	gv_backend_force(GV_BACKEND_AUTO);
+	run_prior(&cheap);
+	tap_ok(!cheap.uring && !cheap.ring,
+	       "system calls at 120 ns: a thread's 20 calls of 64 procfs "
+	       "files stay on plain calls and make no ring (%d on uring)",
+	       cheap.uring);
+	run_prior(&dear);
+	tap_ok(dear.uring >= 2 && dear.ring,
+	       "at 1 us: the thread makes a ring and tries io_uring, then "
+	       "goes by what it measures (%d of 20 on uring)", dear.uring);
+	gv_cost_test_syscall(0);
+}
+
 int main(void)
 {
 	gv_backend_auto_native(false);
@@ -299,6 +365,7 @@ int main(void)
 	test_fork();
 	test_threads();
 	test_calls();
+	test_syscall_prior();
 	gv_cost_test_mode(GV_COST_LEARN);
 	return tap_done();
 }
