@@ -12,8 +12,8 @@
 # make kbench) and measures the native system calls there, under TCG
 # emulation: only its ratios mean anything.
 #
-# Two kinds of machine: the benchmarks named in GV_BENCH_DEAR (default:
-# batch) run a second time under bench/syscost, which makes every system
+# Two kinds of machine: the benchmarks named in GV_BENCH_DEAR (default: all
+# but native) run a second time under bench/syscost, which makes every system
 # call dearer by GV_SYSCOST_LOADS loads of a seccomp filter (default 5000,
 # some 0.6-0.9 us), into a section NAME-dear of its own. Each section says
 # the CPU, its page-table isolation and what one system call cost there.
@@ -34,7 +34,7 @@ benchmarks=(
 )
 
 K=${GV_SYSCOST_LOADS:-5000}
-dear=" ${GV_BENCH_DEAR-batch} "
+dear=" ${GV_BENCH_DEAR-readfile mounts lsof batch python psutil} "
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 meltdown=$(cat /sys/devices/system/cpu/vulnerabilities/meltdown 2>/dev/null ||
 	echo unknown)
