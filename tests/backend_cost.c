@@ -199,6 +199,22 @@ static void test_threads(void)
 	       uring, THREADS * THREAD_CALLS);
 }
 
+/*
+ * Whether auto may batch procfs files here (io_uring usable, two CPUs);
+ * if not, the @n checks that need it are skipped.
+ */
+static bool procfs_batches(int n)
+{
+	cpu_set_t set;
+
+	if (!gv_backend_usable(GV_BACKEND_URING) &&
+	    !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) >= 2)
+		return true;
+	tap_skip(n, "io_uring not usable here, or one CPU (auto keeps "
+		 "procfs on sync)");
+	return false;
+}
+
 /* One call of 64 procfs files of /proc/self named @names[i % 2]. */
 static int procfs_call(const char *const names[2])
 {
@@ -227,14 +243,9 @@ static void test_calls(void)
 {
 	static const char *const plain[2] = { "data:stat", "data:statm" };
 	static const char *const stack[2] = { "data:stat", "data:stack" };
-	cpu_set_t set;
 
-	if (gv_backend_usable(GV_BACKEND_URING) ||
-	    sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 2) {
-		tap_skip(5, "io_uring not usable here, or one CPU (auto "
-			 "keeps procfs on sync)");
+	if (!procfs_batches(5))
 		return;
-	}
 	/*
 	 * Under auto whatever GETVALUES_BACKEND says (kcheck's guest forces
 	 * native, which would take the whole call); main() keeps auto off
@@ -328,7 +339,6 @@ static void run_prior(struct prior_run *r)
 static void test_syscall_prior(void)
 {
 	struct prior_run cheap = { .ns = 120 }, dear = { .ns = 1000 };
-	cpu_set_t set;
 	uint32_t a, b;
 
 	gv_cost_test_mode(GV_COST_LEARN);
@@ -337,12 +347,8 @@ static void test_syscall_prior(void)
 	b = gv_cost_syscall();
 	tap_ok(a > 0 && a < 1000000 && a == b,
 	       "a system call's cost is measured once (%u ns)", a);
-	if (gv_backend_usable(GV_BACKEND_URING) ||
-	    sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 2) {
-		tap_skip(2, "io_uring not usable here, or one CPU (auto "
-			 "keeps procfs on sync)");
+	if (!procfs_batches(2))
 		return;
-	}
 	gv_backend_force(GV_BACKEND_AUTO);
 	run_prior(&cheap);
 	tap_ok(!cheap.uring && !cheap.ring,
