@@ -200,14 +200,12 @@ static PyObject *ids_value(struct ctx *c, PyObject *type, bool ok,
 
 static PyObject *v_uids(struct ctx *c, struct pt_proc *p)
 {
-	return ids_value(c, pt_types.uids, p->status_ok && p->status.has_uid,
-			 p->status.uid);
+	return ids_value(c, pt_types.uids, p->uid_ok, p->uid);
 }
 
 static PyObject *v_gids(struct ctx *c, struct pt_proc *p)
 {
-	return ids_value(c, pt_types.gids, p->status_ok && p->status.has_gid,
-			 p->status.gid);
+	return ids_value(c, pt_types.gids, p->gid_ok, p->gid);
 }
 
 static PyObject *v_terminal(struct ctx *c, struct pt_proc *p)
@@ -344,8 +342,11 @@ static PyObject *v_memory_percent(struct ctx *c, struct pt_proc *p)
 	return PyFloat_FromDouble(rss / total_mem * 100);
 }
 
+/* From stat unless status is read for every process (files_for()). */
 static PyObject *v_num_threads(struct ctx *c, struct pt_proc *p)
 {
+	if (!(c->t->files & PT_BIT(F_STATUS)))
+		return PyLong_FromLongLong(p->st.threads);
 	if (!p->status_ok || !p->status.has_threads)
 		return ad(c);
 	return PyLong_FromLongLong(p->status.threads);
@@ -656,6 +657,18 @@ static PyObject *rows(struct pt_table *t, PyObject *ad_value,
 	return list;
 }
 
+/*
+ * GETVALUES_PT_PIDFD=0 in the environment: the credentials from status
+ * even where a pidfd could give them, for the tests that compare both
+ * ways (python/tests/test_proctable.py). Read with the GIL held.
+ */
+static bool pidfd_refused(void)
+{
+	const char *v = getenv("GETVALUES_PT_PIDFD");
+
+	return v && !strcmp(v, "0");
+}
+
 /* The listing behind both calls: the fetch without the GIL, then rows. */
 static PyObject *listing(PyObject *args, PyObject *kw,
 			 PyObject *(*wrap)(int, PyObject *))
@@ -669,6 +682,7 @@ static PyObject *listing(PyObject *args, PyObject *kw,
 					 &attrs, &ad_value) ||
 	    parse_attrs(attrs, order, &n, &t.attrs) || pt_types_load())
 		return NULL;
+	t.no_pidfd = pidfd_refused();
 	if (((t.attrs & PT_BIT(A_CREATE_TIME)) &&
 	     load_once(&boot_time, "/proc/stat", pt_parse_btime)) ||
 	    ((t.attrs & PT_BIT(A_MEMORY_PERCENT)) &&

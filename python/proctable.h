@@ -8,7 +8,9 @@
  * A listing is three steps: the pids of /proc; the files the asked
  * attributes need, of every process at once, in a few getvalues() calls
  * (then the files those name: a thread's stat, a descriptor's link and
- * fdinfo); and one Python object per value, made from the parsed numbers.
+ * fdinfo), and the credentials from pidfds (proctable_pidfd.c) where
+ * status is not read anyway; and one Python object per value, made from
+ * the parsed numbers.
  */
 #ifndef GV_PROCTABLE_H
 #define GV_PROCTABLE_H
@@ -49,7 +51,7 @@ struct pt_stat {
 	const char *name;	/* between the first '(' and the last ')' */
 	uint32_t name_len;
 	char state;
-	long long ppid, tty_nr, nice, cpu;
+	long long ppid, tty_nr, nice, cpu, threads;
 	unsigned long long utime, stime, cutime, cstime, start, blkio, vsize;
 };
 
@@ -80,6 +82,9 @@ struct pt_proc {
 	int pid;
 	bool gone;			/* exited during the listing */
 	bool stat_ok, status_ok, statm_ok, io_ok, smaps_ok;
+	bool status_now;		/* status read beside stat: no pidfd */
+	bool uid_ok, gid_ok;		/* from status, or from a pidfd */
+	long long uid[3], gid[3];	/* real, effective, saved */
 	struct pt_val f[PT_NFILE];
 	struct pt_stat st;
 	struct pt_status status;
@@ -129,6 +134,8 @@ struct pt_batch {
 struct pt_table {
 	uint64_t attrs;			/* PT_BIT(A_...) asked for */
 	unsigned int files;		/* PT_BIT(F_...) needed */
+	bool no_pidfd;			/* status for the credentials (tests) */
+	size_t pidfd_chunk;		/* >0: credentials from pidfds */
 	struct pt_proc *procs;
 	size_t n, cap;
 	struct pt_extra *extra;
@@ -149,6 +156,12 @@ int pt_fetch(struct pt_table *t);
 void pt_table_free(struct pt_table *t);
 long pt_clock_ticks(void);
 long pt_page_size(void);
+
+/* proctable_pidfd.c */
+#define PT_PIDFD_MAX	256	/* pidfds open at once, at most */
+size_t pt_pidfd_chunk(void);
+void pt_pidfd_open(struct pt_table *t, size_t lo, size_t hi, int *fds);
+void pt_pidfd_creds(struct pt_table *t, size_t lo, size_t hi, int *fds);
 
 /* proctable_batch.c */
 void pt_batch_add(struct pt_batch *b, const char *what, int pid,

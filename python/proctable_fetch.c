@@ -7,7 +7,8 @@
  * thread's stat and each descriptor's link; round 3: the fdinfo of the
  * descriptors that are regular files), parsed into numbers, and the
  * system calls psutil makes beside them (ioprio_get, a stat of a path,
- * the user database, the terminals of /dev).
+ * the user database, the terminals of /dev). The credentials come from
+ * pidfds where nothing else needs status (proctable_pidfd.c).
  *
  * Where psutil raises NoSuchProcess the process is left out (gone); an
  * entry that fails with ENOENT or ESRCH while /proc/PID is still there is
@@ -125,18 +126,21 @@ static bool still_there(int pid)
 
 /*
  * The files of /proc/PID that every process needs for the attributes of
- * @attrs. Some are read later, for some processes only (late_files()):
+ * t->attrs. Some are read later, for some processes only (late_files()):
  * cmdline for a name of 15 characters or more and for an exe that
- * psutil guesses; statm where status is read and cannot stand for it.
+ * psutil guesses; statm where status is read and cannot stand for it;
+ * status where a pidfd did not give the credentials. num_threads comes
+ * from stat, whose field 20 is status's Threads (both get_nr_threads()
+ * under the task's sighand lock, 0 without it: fs/proc/array.c).
  */
-static unsigned int files_for(uint64_t attrs)
+static unsigned int files_for(const struct pt_table *t)
 {
 	static const unsigned int need[PT_NATTR] = {
 		[A_EXE] = PT_BIT(F_EXE),
 		[A_CMDLINE] = PT_BIT(F_CMDLINE),
 		[A_ENVIRON] = PT_BIT(F_ENVIRON),
 		[A_USERNAME] = PT_BIT(F_STATUS), [A_UIDS] = PT_BIT(F_STATUS),
-		[A_GIDS] = PT_BIT(F_STATUS), [A_NUM_THREADS] = PT_BIT(F_STATUS),
+		[A_GIDS] = PT_BIT(F_STATUS),
 		[A_NUM_CTX_SWITCHES] = PT_BIT(F_STATUS),
 		[A_MEMORY_INFO] = PT_BIT(F_STATM),
 		[A_MEMORY_PERCENT] = PT_BIT(F_STATM),
@@ -148,11 +152,31 @@ static unsigned int files_for(uint64_t attrs)
 	unsigned int files = PT_BIT(F_STAT);
 
 	for (int a = 0; a < PT_NATTR; a++)
-		if (attrs & PT_BIT(a))
+		if (t->attrs & PT_BIT(a))
 			files |= need[a];
+	if (t->pidfd_chunk)
+		files &= ~PT_BIT(F_STATUS);	/* pt_pidfd_creds() */
 	if ((files & PT_BIT(F_STATUS)) && (files & PT_BIT(F_STATM)))
 		files &= ~PT_BIT(F_STATM);	/* status has its numbers */
 	return files;
+}
+
+/* The files of round 1 for process @p: status too where no pidfd is. */
+static unsigned int proc_files(const struct pt_table *t,
+			       const struct pt_proc *p)
+{
+	return t->files | (p->status_now ? PT_BIT(F_STATUS) : 0);
+}
+
+/* The credentials of status, where they were read from it. */
+static void status_ids(struct pt_proc *p)
+{
+	if (!p->status_ok)
+		return;
+	p->uid_ok = p->status.has_uid;
+	p->gid_ok = p->status.has_gid;
+	memcpy(p->uid, p->status.uid, sizeof(p->uid));
+	memcpy(p->gid, p->status.gid, sizeof(p->gid));
 }
 
 /* Whether psutil's exe() would guess from cmdline (resolve_paths()). */
@@ -181,13 +205,15 @@ static unsigned int late_files(const struct pt_table *t,
 	    (((t->attrs & PT_BIT(A_NAME)) && p->st.name_len >= 15) ||
 	     ((t->attrs & PT_BIT(A_EXE)) && exe_guessed(p))))
 		files |= PT_BIT(F_CMDLINE);
+	if (t->pidfd_chunk && !p->status_now && !p->uid_ok)
+		files |= PT_BIT(F_STATUS);
 	return files;
 }
 
 static void parse_round1(struct pt_table *t, struct pt_proc *p)
 {
 	struct pt_val *f = p->f;
-	unsigned int w = t->files;
+	unsigned int w = proc_files(t, p);
 
 	p->stat_ok = !f[F_STAT].err && pt_parse_stat(&f[F_STAT], &p->st);
 	if (!p->stat_ok) {
@@ -198,6 +224,7 @@ static void parse_round1(struct pt_table *t, struct pt_proc *p)
 	if (w & PT_BIT(F_STATUS))
 		p->status_ok = !f[F_STATUS].err &&
 			       pt_parse_status(&f[F_STATUS], &p->status);
+	status_ids(p);
 	if ((w & PT_BIT(F_STATUS)) && p->status_ok)
 		p->statm_ok = pt_status_statm(&p->status, pt_page_size(),
 					      p->st.vsize, p->statm);
@@ -216,22 +243,36 @@ static void parse_round1(struct pt_table *t, struct pt_proc *p)
 		}
 }
 
-/* Round 1: the files every process needs, in a few getvalues() calls. */
-static int round1(struct pt_table *t)
+/*
+ * Round 1 of procs[@lo..@hi): their pidfds opened (where the credentials
+ * come from them), their files read, then the pidfds asked and closed:
+ * the order proctable_pidfd.c needs.
+ */
+static int round1_chunk(struct pt_table *t, size_t lo, size_t hi)
 {
 	struct pt_batch b = { 0 };
+	int fds[PT_PIDFD_MAX];
 	size_t k = 0;
 	int err;
 
-	for (size_t i = 0; i < t->n; i++)
+	if (t->pidfd_chunk)
+		pt_pidfd_open(t, lo, hi, fds);
+	for (size_t i = lo; i < hi; i++) {
+		unsigned int w = proc_files(t, &t->procs[i]);
+
 		for (int f = 0; f < PT_NFILE; f++)
-			if (t->files & PT_BIT(f))
+			if (w & PT_BIT(f))
 				pt_batch_add(&b, f >= F_FD ? "dir:" : "data:",
 					     t->procs[i].pid, file_names[f], -1);
+	}
 	err = pt_batch_run(t, &b);
-	for (size_t i = 0; !err && i < t->n; i++) {
+	if (t->pidfd_chunk)
+		pt_pidfd_creds(t, lo, hi, fds);
+	for (size_t i = lo; !err && i < hi; i++) {
+		unsigned int w = proc_files(t, &t->procs[i]);
+
 		for (int f = 0; f < PT_NFILE; f++)
-			if (t->files & PT_BIT(f))
+			if (w & PT_BIT(f))
 				pt_val_set(&t->procs[i].f[f], &b.vec[k++]);
 			else	/* not read (yet) */
 				t->procs[i].f[f] = (struct pt_val){
@@ -242,10 +283,24 @@ static int round1(struct pt_table *t)
 	return err;
 }
 
+/*
+ * Round 1: the files every process needs, in a few getvalues() calls; a
+ * chunk of processes at a time where each holds a pidfd meanwhile.
+ */
+static int round1(struct pt_table *t)
+{
+	size_t step = t->pidfd_chunk ? t->pidfd_chunk : t->n;
+	int err = 0;
+
+	for (size_t lo = 0; !err && lo < t->n; lo += step)
+		err = round1_chunk(t, lo, t->n - lo > step ? lo + step : t->n);
+	return err;
+}
+
 /* Round 1's late files (late_files()), of the processes that need them. */
 static int round1_late(struct pt_table *t)
 {
-	static const int late[2] = { F_STATM, F_CMDLINE };
+	static const int late[3] = { F_STATM, F_CMDLINE, F_STATUS };
 	struct pt_batch b = { 0 };
 	size_t k = 0;
 	int err = 0;
@@ -253,7 +308,7 @@ static int round1_late(struct pt_table *t)
 	for (size_t i = 0; i < t->n; i++) {
 		unsigned int w = late_files(t, &t->procs[i]);
 
-		for (int j = 0; j < 2; j++)
+		for (int j = 0; j < 3; j++)
 			if (w & PT_BIT(late[j]))
 				pt_batch_add(&b, "data:", t->procs[i].pid,
 					     file_names[late[j]], -1);
@@ -264,7 +319,7 @@ static int round1_late(struct pt_table *t)
 		struct pt_proc *p = &t->procs[i];
 		unsigned int w = late_files(t, p);
 
-		for (int j = 0; j < 2; j++) {
+		for (int j = 0; j < 3; j++) {
 			struct pt_val *v = &p->f[late[j]];
 
 			if (!(w & PT_BIT(late[j])))
@@ -273,6 +328,11 @@ static int round1_late(struct pt_table *t)
 			if (late[j] == F_STATM)
 				p->statm_ok = !v->err &&
 					      pt_parse_statm(v, p->statm);
+			if (late[j] == F_STATUS) {
+				p->status_ok = !v->err &&
+					       pt_parse_status(v, &p->status);
+				status_ids(p);
+			}
 			if (is_lookup_err(v->err) && !p->gone)
 				p->gone = !still_there(p->pid);
 		}
@@ -510,12 +570,12 @@ static int resolve_users(struct pt_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct pt_proc *p = &t->procs[i];
-		uid_t uid = (uid_t)p->status.uid[0];
+		uid_t uid = (uid_t)p->uid[0];
 		struct passwd pw, *res = NULL;
 		char buf[2048];
 		size_t u;
 
-		if (p->gone || !p->status_ok || !p->status.has_uid)
+		if (p->gone || !p->uid_ok)
 			continue;
 		for (u = 0; u < t->nusers && t->users[u].uid != uid; u++)
 			;
@@ -623,10 +683,15 @@ static int after_files(struct pt_table *t)
  */
 int pt_fetch(struct pt_table *t)
 {
+	uint64_t ids = PT_BIT(A_USERNAME) | PT_BIT(A_UIDS) | PT_BIT(A_GIDS);
 	struct timespec ts;
 	int err;
 
-	t->files = files_for(t->attrs);
+	/* num_ctx_switches reads status anyway: its credentials come free */
+	if ((t->attrs & ids) && !(t->attrs & PT_BIT(A_NUM_CTX_SWITCHES)) &&
+	    !t->no_pidfd)
+		t->pidfd_chunk = pt_pidfd_chunk();
+	t->files = files_for(t);
 	err = list_pids(t);
 	if (!err)
 		err = round1(t);

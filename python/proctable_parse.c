@@ -87,7 +87,7 @@ bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st)
 	const char *f[40], *lpar, *rpar, *end = v->p + v->len;
 	size_t flen[40];
 	unsigned long long x[7];
-	long long s[4];
+	long long s[5];
 
 	lpar = memchr(v->p, '(', v->len);
 	rpar = memrchr(v->p, ')', v->len);
@@ -101,7 +101,8 @@ bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st)
 	if (!pt_is_number(f[1], flen[1], &s[0]) ||
 	    !pt_is_number(f[4], flen[4], &s[1]) ||
 	    !pt_is_number(f[16], flen[16], &s[2]) ||
-	    !pt_is_number(f[36], flen[36], &s[3]))
+	    !pt_is_number(f[36], flen[36], &s[3]) ||
+	    !pt_is_number(f[17], flen[17], &s[4]))
 		return false;
 	if (!field_num(f, flen, 11, &x[0]) || !field_num(f, flen, 12, &x[1]) ||
 	    !field_num(f, flen, 13, &x[2]) || !field_num(f, flen, 14, &x[3]) ||
@@ -112,6 +113,7 @@ bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st)
 	st->tty_nr = s[1];
 	st->nice = s[2];
 	st->cpu = s[3];
+	st->threads = s[4];	/* status's Threads: get_nr_threads() too */
 	st->utime = x[0];
 	st->stime = x[1];
 	st->cutime = x[2];

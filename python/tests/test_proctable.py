@@ -6,7 +6,8 @@ user's, names with spaces, parentheses and newlines, a long name, a deleted
 executable, open files), kernel threads where the system shows them, and
 every other process of the machine; processes exiting during listings;
 access-denied values as another user; memory over 10,000 calls; the GIL
-released during a listing of 2,000 processes."""
+released during a listing of 2,000 processes; the credentials from pidfds
+and from status, alike, also when descriptors run short."""
 import json
 import os
 import shutil
@@ -27,6 +28,10 @@ import proctable_oracle as oracle  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 SLEEP = shutil.which("sleep")
 NOBODY = 65534
+# psutil #2956's attributes: the credentials come from pidfds (Linux 6.13+)
+A12 = ["pid", "name", "username", "cpu_percent", "memory_percent",
+       "cpu_times", "memory_info", "status", "nice", "num_threads",
+       "create_time", "cmdline"]
 
 
 def wait_for(cond, what, timeout=10):
@@ -71,6 +76,13 @@ FILES = ("import os, sys, time\n"
          "r = open(os.path.join(d, 'readwrite'), 'r'); r.read(2)\n"
          "print('ready', flush=True)\n"
          "time.sleep(600)\n")
+# real, effective and saved ids all different (root only): username is
+# the real uid's, as psutil makes it
+SETUID = ("import os, time\n"
+          "os.setresgid(1, 2, 3)\n"
+          "os.setresuid(65534, 0, 1)\n"
+          "print('ready', flush=True)\n"
+          "time.sleep(600)\n")
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +125,9 @@ def zoo(tmp_path_factory):
             p = start("other_user", [SLEEP, "600"], user=NOBODY,
                       group=NOBODY, extra_groups=[])
             wait_for(lambda: exec_done(p, SLEEP), "nobody's sleep")
+            p = start("setuid", [sys.executable, "-c", SETUID],
+                      stdout=subprocess.PIPE)
+            assert p.stdout.readline() == b"ready\n"
         yield pids
     finally:
         for p in procs:
@@ -143,11 +158,14 @@ def test_zoo_parity_with_psutil(zoo):
 
 
 # fewer attributes read fewer files: cmdline only for a long name or an
-# exe that psutil guesses, statm's numbers from status where it is read
+# exe that psutil guesses, statm's numbers from status where it is read,
+# num_threads from stat, the credentials from pidfds unless status is read
 SUBSETS = [["pid", "name"], ["pid", "exe"],
            ["pid", "name", "exe", "memory_info"],
            ["pid", "memory_info", "memory_percent", "num_threads"],
-           ["pid", "memory_full_info", "username"]]
+           ["pid", "memory_full_info", "username"],
+           ["pid", "username", "uids", "gids", "status"],
+           ["pid", "uids", "num_ctx_switches"], A12]
 
 
 def kernel_thread_pids():
@@ -167,13 +185,15 @@ def test_attr_subsets_parity_with_psutil(zoo, attrs):
 
 def test_memory_from_status_as_statm(zoo):
     """memory_info read from statm (alone) and from status (read for
-    num_threads): the same numbers where memory stands still, psutil's."""
+    num_ctx_switches): the same numbers where memory stands still,
+    psutil's."""
     still = {zoo[r] for r in ("stopped", "zombie", "spaces", "long",
                               "deleted")} | kernel_thread_pids()
     by_statm = {r["pid"]: r["memory_info"]
                 for r in gv.process_table(["pid", "memory_info"])}
     by_status = {r["pid"]: r["memory_info"] for r in
-                 gv.process_table(["pid", "memory_info", "num_threads"])}
+                 gv.process_table(["pid", "memory_info",
+                                   "num_ctx_switches"])}
     for pid in still & set(by_statm) & set(by_status):
         assert by_status[pid] == by_statm[pid], pid
     stopped = zoo["stopped"]
@@ -198,6 +218,129 @@ def test_kernel_threads():
         pids={r["pid"] for r in kthreads})
     assert not bad, bad[:10]
     assert all(r["cmdline"] == [] for r in kthreads)
+
+
+CREDS = ["pid", "username", "uids", "gids", "num_threads", "memory_info",
+         "status"]
+
+
+def test_credentials_from_pidfd_and_from_status(zoo, monkeypatch):
+    """The credentials by pidfds (PIDFD_GET_INFO, Linux 6.13+) and from
+    status (GETVALUES_PT_PIDFD=0, proctable.c's test hook; a kernel
+    without the ioctl): psutil's both ways, and alike; real, effective and
+    saved ids apart where they differ (the setuid process), a zombie's,
+    kernel threads'."""
+    pids = set(zoo.values()) | kernel_thread_pids()
+    by_pidfd = oracle.gv_table(CREDS)
+    bad, _ = oracle.persistent_mismatches(pids=pids, attrs=CREDS,
+                                          exact=set(zoo.values()))
+    assert not bad, bad[:10]
+    monkeypatch.setenv("GETVALUES_PT_PIDFD", "0")
+    by_status = oracle.gv_table(CREDS)
+    bad, _ = oracle.persistent_mismatches(pids=pids, attrs=CREDS,
+                                          exact=set(zoo.values()))
+    assert not bad, bad[:10]
+    for pid in pids & set(by_pidfd) & set(by_status):
+        for a in ("username", "uids", "gids"):
+            assert by_pidfd[pid][a] == by_status[pid][a], (pid, a)
+    if "setuid" in zoo:
+        row = by_pidfd[zoo["setuid"]]
+        assert row["username"] == "nobody"
+        assert tuple(row["uids"]) == (NOBODY, 0, 1)
+        assert tuple(row["gids"]) == (1, 2, 3)
+
+
+# A child that lists with pidfd_open() or the ioctl refused as a kernel
+# without them refuses them (a seccomp filter, x86-64): sys.argv[1] the
+# call's number, [2] the ioctl's request (or -1: any), [3] the errno
+NO_IOCTL = ("import ctypes, json, struct, sys\n"
+            "import getvalues as gv\n"
+            "nr, req, err = (int(a, 0) for a in sys.argv[1:4])\n"
+            "def op(code, k, jt=0, jf=0):\n"
+            "    return struct.pack('HBBI', code, jt, jf, k & 0xffffffff)\n"
+            "LD, JEQ, RET, ALLOW = 0x20, 0x15, 0x06, 0x7fff0000\n"
+            "prog = [op(LD, 4), op(JEQ, 0xc000003e, 1, 0), op(RET, ALLOW),\n"
+            "        op(LD, 0), op(JEQ, nr, 0, 3),\n"
+            "        op(LD, 24), op(JEQ, req, 0, 1) if req >= 0 else\n"
+            "        op(JEQ, 0, 0, 0),\n"
+            "        op(RET, 0x00050000 | err), op(RET, ALLOW)]\n"
+            "buf = ctypes.create_string_buffer(b''.join(prog))\n"
+            "class Prog(ctypes.Structure):\n"
+            "    _fields_ = [('len', ctypes.c_ushort),\n"
+            "                ('filter', ctypes.c_void_p)]\n"
+            "fp = Prog(len(prog), ctypes.addressof(buf))\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "assert libc.prctl(38, 1, 0, 0, 0) == 0\n"
+            "assert libc.prctl(22, 2, ctypes.byref(fp), 0, 0) == 0\n"
+            "attrs = ['pid', 'username', 'uids', 'gids']\n"
+            "print(json.dumps([gv.process_table(attrs),\n"
+            "                  gv.process_table(attrs)]))\n")
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64",
+                    reason="the seccomp filter knows x86-64's numbers")
+@pytest.mark.parametrize("nr,req,err", [
+    (434, -1, 38),                      # pidfd_open: ENOSYS (Linux < 5.3)
+    (16, 0xc040ff0b, 25),               # PIDFD_GET_INFO: ENOTTY (< 6.13)
+    (16, 0xc040ff0b, 22)],              # EINVAL: a struct it does not take
+    ids=["no-pidfd_open", "no-ioctl", "ioctl-einval"])
+def test_credentials_without_the_ioctl(zoo, nr, req, err):
+    """Where the kernel refuses pidfd_open() or PIDFD_GET_INFO (a seccomp
+    filter makes it so), status gives the credentials: psutil's values,
+    in the listing that met the refusal and in the next one."""
+    r = subprocess.run(
+        [sys.executable, "-c", NO_IOCTL, str(nr), str(req), str(err)],
+        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
+        timeout=60)
+    assert r.returncode == 0, r.stderr
+    ps = oracle.psutil_table(["pid", "username", "uids", "gids"])
+    for rows in json.loads(r.stdout):
+        rows = {row["pid"]: row for row in rows}
+        for pid in set(zoo.values()):
+            want = ps[pid]
+            assert rows[pid]["username"] == want["username"], pid
+            assert tuple(rows[pid]["uids"]) == tuple(want["uids"]), pid
+            assert tuple(rows[pid]["gids"]) == tuple(want["gids"]), pid
+
+
+FEW_FDS = ("import getvalues as gv, json, os, resource, sys\n"
+           "attrs = ['pid', 'username', 'uids', 'gids']\n"
+           "want = gv.process_table(attrs)\n"
+           "resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))\n"
+           "held = []\n"
+           "while True:\n"
+           "    try:\n"
+           "        held.append(os.open('/dev/null', os.O_RDONLY))\n"
+           "    except OSError:\n"
+           "        break\n"
+           "out = []\n"
+           "for more in (4, 5, 7, 1, 23):\n"
+           "    for _ in range(more):\n"
+           "        os.close(held.pop())\n"
+           "    nfd = os.open('/dev/null', os.O_RDONLY); os.close(nfd)\n"
+           "    got = gv.process_table(attrs)\n"
+           "    nfd2 = os.open('/dev/null', os.O_RDONLY); os.close(nfd2)\n"
+           "    out.append([got, nfd == nfd2])\n"
+           "print(json.dumps([want, out]))\n")
+
+
+def test_credentials_with_few_descriptors(zoo):
+    """Under RLIMIT_NOFILE 128 (16 pidfds a round) with 4, 9, 16, 17 and
+    40 descriptors free: pidfds given back to status where they would
+    leave getvalues() too few, and none left open; every process listed,
+    with the values of a listing with descriptors to spare."""
+    r = run_python(FEW_FDS)
+    assert r.returncode == 0, r.stderr
+    want, rounds = json.loads(r.stdout)
+    want = {row["pid"]: row for row in want}
+    for got, no_leak in rounds:
+        assert no_leak, "a descriptor left open"
+        got = {row["pid"]: row for row in got}
+        for pid in set(zoo.values()):
+            assert got[pid] == want[pid], (pid, got[pid], want[pid])
+        missing = [p for p in want if p not in got and
+                   os.path.exists(f"/proc/{p}")]
+        assert not missing, missing[:10]
 
 
 def test_types_match_psutil_without_psutil():
@@ -259,17 +402,19 @@ def test_cpu_percent_from_the_previous_call():
     assert 5.0 < busy <= 100.0 * ncpu + 5       # a busy loop, top-like
 
 
-def test_exiting_processes():
+@pytest.mark.parametrize("attrs", [oracle.ATTRS, A12], ids=["all", "a12"])
+def test_exiting_processes(attrs):
     """Processes that come and go during listings: never an error, every
-    row complete, and a process gone before the call is not listed."""
+    row complete, and a process gone before the call is not listed (with
+    status read, and with the pidfds of A12)."""
     churn = subprocess.Popen(["sh", "-c", "while :; do /bin/true; done"])
     gone = subprocess.Popen([SLEEP, "600"])
     gone.kill()
     gone.wait()
     try:
         for _ in range(20):
-            rows = gv.process_table(oracle.ATTRS)
-            assert all(set(r) == set(oracle.ATTRS) for r in rows)
+            rows = gv.process_table(attrs)
+            assert all(set(r) == set(attrs) for r in rows)
             assert gone.pid not in {r["pid"] for r in rows}
     finally:
         churn.kill()
