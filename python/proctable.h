@@ -135,6 +135,7 @@ struct pt_table {
 	uint64_t attrs;			/* PT_BIT(A_...) asked for */
 	unsigned int files;		/* PT_BIT(F_...) needed */
 	bool no_pidfd;			/* status for the credentials (tests) */
+	int threads;			/* sharing round 1 (proctable_share.c) */
 	size_t pidfd_chunk;		/* >0: credentials from pidfds */
 	struct pt_proc *procs;
 	size_t n, cap;
@@ -162,6 +163,20 @@ long pt_page_size(void);
 size_t pt_pidfd_chunk(void);
 void pt_pidfd_open(struct pt_table *t, size_t lo, size_t hi, int *fds);
 void pt_pidfd_creds(struct pt_table *t, size_t lo, size_t hi, int *fds);
+
+/* proctable_share.c */
+#define PT_SHARE_THREADS	4	/* threads at most, the caller's too */
+/*
+ * The threads a round may use: the CPUs this process may run on, or 1
+ * where the descriptor table has too few free for them.
+ */
+int pt_share_threads(void);
+/*
+ * @fn(@arg, lo, hi) over [0, @n) in ranges of at most @max_step (0: any),
+ * shared out between @threads threads; the first error stops the rest.
+ */
+int pt_share(size_t n, size_t max_step, int threads,
+	     int (*fn)(void *arg, size_t lo, size_t hi), void *arg);
 
 /* proctable_batch.c */
 void pt_batch_add(struct pt_batch *b, const char *what, int pid,

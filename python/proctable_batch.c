@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,15 +106,22 @@ void pt_batch_add(struct pt_batch *b, const char *what, int pid,
 
 int pt_push_buf(struct pt_table *t, void *buf)
 {
+	/* the threads of a shared round (proctable_share.c) push at once */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int err = 0;
+
 	if (!buf)
 		return 0;
+	pthread_mutex_lock(&lock);
 	if (grow((void **)&t->bufs, &t->bufs_cap, t->nbufs + 1,
 		 sizeof(*t->bufs))) {
 		free(buf);
-		return -1;
+		err = -1;
+	} else {
+		t->bufs[t->nbufs++] = buf;
 	}
-	t->bufs[t->nbufs++] = buf;
-	return 0;
+	pthread_mutex_unlock(&lock);
+	return err;
 }
 
 /* Every name of @b, relative to /proc; its values stay in @t's buffers. */

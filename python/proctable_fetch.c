@@ -244,12 +244,15 @@ static void parse_round1(struct pt_table *t, struct pt_proc *p)
 }
 
 /*
- * Round 1 of procs[@lo..@hi): their pidfds opened (where the credentials
- * come from them), their files read, then the pidfds asked and closed:
- * the order proctable_pidfd.c needs.
+ * Round 1 of procs[@lo..@hi) of table @arg: their pidfds opened (where the
+ * credentials come from them), their files read, then the pidfds asked
+ * and closed: the order proctable_pidfd.c needs. Ranges run at once in
+ * several threads (proctable_share.c): only this range's processes are
+ * written.
  */
-static int round1_chunk(struct pt_table *t, size_t lo, size_t hi)
+static int round1_chunk(void *arg, size_t lo, size_t hi)
 {
+	struct pt_table *t = arg;
 	struct pt_batch b = { 0 };
 	int fds[PT_PIDFD_MAX];
 	size_t k = 0;
@@ -284,17 +287,15 @@ static int round1_chunk(struct pt_table *t, size_t lo, size_t hi)
 }
 
 /*
- * Round 1: the files every process needs, in a few getvalues() calls; a
- * chunk of processes at a time where each holds a pidfd meanwhile.
+ * Round 1: the files every process needs, in a few getvalues() calls, a
+ * range of processes at a time, shared out between threads; a range is
+ * at most a round of pidfds where each process holds one meanwhile.
  */
 static int round1(struct pt_table *t)
 {
-	size_t step = t->pidfd_chunk ? t->pidfd_chunk : t->n;
-	int err = 0;
-
-	for (size_t lo = 0; !err && lo < t->n; lo += step)
-		err = round1_chunk(t, lo, t->n - lo > step ? lo + step : t->n);
-	return err;
+	pt_clock_ticks();	/* its cache filled before the threads */
+	t->threads = pt_share_threads();
+	return pt_share(t->n, t->pidfd_chunk, t->threads, round1_chunk, t);
 }
 
 /* Round 1's late files (late_files()), of the processes that need them. */

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +54,10 @@ _Static_assert(sizeof(struct pt_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
  * fewer than this (a limit under 64) are not worth it: status for all.
  */
 #define PT_PIDFD_MIN		8
-/* descriptors kept free for getvalues() beside a round's pidfds */
+/*
+ * descriptors kept free for each thread's getvalues() beside the pidfds
+ * (a round shared out between threads: proctable_share.c)
+ */
 #define PT_PIDFD_SPARE		16
 
 /* Set once the kernel said it has no pidfd or no PIDFD_GET_INFO. */
@@ -112,27 +116,29 @@ static void give_back(struct pt_table *t, size_t lo, size_t end, int *fds,
 }
 
 /*
- * PT_PIDFD_SPARE descriptors left free for getvalues(), which would find
- * processes gone where it cannot open their files: taken (dups of a
- * pidfd of the round) and given back, and as many pidfds as were missing
- * given up. 32 cheap calls a round of up to 256 processes.
+ * PT_PIDFD_SPARE descriptors for each thread of the round left free for
+ * getvalues(), which would find processes gone where it cannot open
+ * their files: taken (dups of a pidfd of the round) and given back, and
+ * as many pidfds as were missing given up. Some 32 cheap calls a thread's
+ * round of up to 256 processes.
  */
 static void keep_spare(struct pt_table *t, size_t lo, size_t hi, int *fds)
 {
-	int spare[PT_PIDFD_SPARE], fd = -1;
-	size_t n = 0;
+	int spare[PT_PIDFD_SPARE * PT_SHARE_THREADS], fd = -1;
+	size_t n = 0, want = PT_PIDFD_SPARE * (size_t)t->threads;
 
 	for (size_t i = lo; i < hi && fd < 0; i++)
 		fd = fds[i - lo];
 	if (fd < 0)
 		return;
-	while (n < PT_PIDFD_SPARE &&
-	       (spare[n] = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0)
+	if (want > sizeof(spare) / sizeof(spare[0]))
+		want = sizeof(spare) / sizeof(spare[0]);
+	while (n < want && (spare[n] = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0)
 		n++;
 	for (size_t i = 0; i < n; i++)
 		close(spare[i]);
-	if (n < PT_PIDFD_SPARE)
-		give_back(t, lo, hi, fds, PT_PIDFD_SPARE - n);
+	if (n < want)
+		give_back(t, lo, hi, fds, want - n);
 }
 
 /*
@@ -144,8 +150,14 @@ static void keep_spare(struct pt_table *t, size_t lo, size_t hi, int *fds)
  */
 void pt_pidfd_open(struct pt_table *t, size_t lo, size_t hi, int *fds)
 {
+	/*
+	 * One thread at a time: each counts the descriptors left free after
+	 * its pidfds, and the others' pidfds must not take them meanwhile.
+	 */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	bool full = false;
 
+	pthread_mutex_lock(&lock);
 	for (size_t i = lo; i < hi; i++) {
 		struct pt_proc *p = &t->procs[i];
 		long fd = -1;
@@ -164,6 +176,7 @@ void pt_pidfd_open(struct pt_table *t, size_t lo, size_t hi, int *fds)
 			set_off();
 	}
 	keep_spare(t, lo, hi, fds);
+	pthread_mutex_unlock(&lock);
 }
 
 /*

@@ -343,6 +343,37 @@ def test_credentials_with_few_descriptors(zoo):
         assert not missing, missing[:10]
 
 
+SHARED = ("import getvalues as gv, json, os\n"
+          "attrs = ['pid', 'ppid', 'name', 'exe', 'username', 'uids',\n"
+          "         'gids', 'cmdline', 'create_time', 'status', 'nice',\n"
+          "         'num_threads', 'terminal', 'memory_info', 'cwd']\n"
+          "cpus = sorted(os.sched_getaffinity(0))\n"
+          "shared = gv.process_table(attrs)\n"
+          "tasks = len(os.listdir('/proc/self/task'))\n"
+          "os.sched_setaffinity(0, cpus[:1])\n"
+          "alone = gv.process_table(attrs)\n"
+          "print(json.dumps([shared, alone, tasks]))\n")
+
+
+def test_shared_listing_as_from_one_thread(zoo):
+    """A listing shared out between threads, one per CPU, gives the rows
+    one thread gives (the same process held to one CPU), and leaves no
+    thread behind."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: a listing is never shared out")
+    r = run_python(SHARED)
+    assert r.returncode == 0, r.stderr
+    shared, alone, tasks = json.loads(r.stdout)
+    assert tasks == 1, f"{tasks} threads after the listing"
+    shared = {row["pid"]: row for row in shared}
+    alone = {row["pid"]: row for row in alone}
+    for pid in set(zoo.values()):
+        assert shared[pid] == alone[pid], (pid, shared[pid], alone[pid])
+    missing = [p for p in alone if p not in shared and
+               os.path.exists(f"/proc/{p}")]
+    assert not missing, missing[:10]
+
+
 def test_types_match_psutil_without_psutil():
     """Without psutil the namedtuples have its names and fields."""
     code = ("import sys; sys.modules['psutil'] = None\n"
