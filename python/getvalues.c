@@ -6,8 +6,10 @@
  *   getvalues.readfile(path, *, dir_fd=None, size=None, flags=0) -> bytes
  *   getvalues.getvalues(path, names, *, dir_fd=None, flags=0, typed=False,
  *                       max_size=None) -> list
- *   getvalues.process_table(attrs=None, ad_value=None) -> list of dict
- *   getvalues.process_iter(attrs=None, ad_value=None) -> iterator
+ *   getvalues.process_table(attrs=None, ad_value=None, *, threads=0)
+ *       -> list of dict
+ *   getvalues.process_iter(attrs=None, ad_value=None, *, threads=0)
+ *       -> iterator
  *
  * The last two, psutil's process table from a few getvalues() calls, are
  * in proctable*.c.

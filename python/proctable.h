@@ -135,7 +135,7 @@ struct pt_table {
 	uint64_t attrs;			/* PT_BIT(A_...) asked for */
 	unsigned int files;		/* PT_BIT(F_...) needed */
 	bool no_pidfd;			/* status for the credentials (tests) */
-	int threads;			/* sharing round 1 (proctable_share.c) */
+	int threads;			/* sharing round 1: at most (0: any) */
 	size_t pidfd_chunk;		/* >0: credentials from pidfds */
 	struct pt_proc *procs;
 	size_t n, cap;
@@ -167,10 +167,11 @@ void pt_pidfd_creds(struct pt_table *t, size_t lo, size_t hi, int *fds);
 /* proctable_share.c */
 #define PT_SHARE_THREADS	4	/* threads at most, the caller's too */
 /*
- * The threads a round may use: the CPUs this process may run on, or 1
- * where the descriptor table has too few free for them.
+ * The threads a round may use: the CPUs this process may run on, at most
+ * @max (0: PT_SHARE_THREADS), or 1 where the descriptor table has too
+ * few free for them.
  */
-int pt_share_threads(void);
+int pt_share_threads(int max);
 /*
  * @fn(@arg, lo, hi) over [0, @n) in ranges of at most @max_step (0: any),
  * shared out between @threads threads; the first error stops the rest.

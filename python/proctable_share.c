@@ -95,15 +95,17 @@ static bool fds_free(int want)
 	return n >= want;
 }
 
-int pt_share_threads(void)
+int pt_share_threads(int max)
 {
 	cpu_set_t set;
 	int n;
 
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 1;
+	if (!max || max > PT_SHARE_THREADS)
+		max = PT_SHARE_THREADS;
 	n = CPU_COUNT(&set);
-	n = n < 1 ? 1 : n > PT_SHARE_THREADS ? PT_SHARE_THREADS : n;
+	n = n < 1 ? 1 : n > max ? max : n;
 	return n > 1 && fds_free(n * PT_SHARE_FDS) ? n : 1;
 }
 

@@ -350,28 +350,39 @@ SHARED = ("import getvalues as gv, json, os\n"
           "cpus = sorted(os.sched_getaffinity(0))\n"
           "shared = gv.process_table(attrs)\n"
           "tasks = len(os.listdir('/proc/self/task'))\n"
+          "one = gv.process_table(attrs, threads=1)\n"
           "os.sched_setaffinity(0, cpus[:1])\n"
           "alone = gv.process_table(attrs)\n"
-          "print(json.dumps([shared, alone, tasks]))\n")
+          "print(json.dumps([shared, alone, tasks, one]))\n")
 
 
 def test_shared_listing_as_from_one_thread(zoo):
     """A listing shared out between threads, one per CPU, gives the rows
-    one thread gives (the same process held to one CPU), and leaves no
-    thread behind."""
+    one thread gives (the same process held to one CPU, and threads=1),
+    and leaves no thread behind."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU: a listing is never shared out")
     r = run_python(SHARED)
     assert r.returncode == 0, r.stderr
-    shared, alone, tasks = json.loads(r.stdout)
+    shared, alone, tasks, one = json.loads(r.stdout)
     assert tasks == 1, f"{tasks} threads after the listing"
     shared = {row["pid"]: row for row in shared}
-    alone = {row["pid"]: row for row in alone}
-    for pid in set(zoo.values()):
-        assert shared[pid] == alone[pid], (pid, shared[pid], alone[pid])
-    missing = [p for p in alone if p not in shared and
-               os.path.exists(f"/proc/{p}")]
-    assert not missing, missing[:10]
+    for other in (alone, one):
+        other = {row["pid"]: row for row in other}
+        for pid in set(zoo.values()):
+            assert shared[pid] == other[pid], (pid, shared[pid], other[pid])
+        missing = [p for p in other if p not in shared and
+                   os.path.exists(f"/proc/{p}")]
+        assert not missing, missing[:10]
+
+
+def test_threads_argument():
+    """threads is keyword-only, 0 or more."""
+    assert [r["pid"] for r in gv.process_table(["pid"], threads=1)]
+    with pytest.raises(ValueError):
+        gv.process_table(["pid"], threads=-1)
+    with pytest.raises(TypeError):
+        gv.process_table(["pid"], None, 1)
 
 
 def test_types_match_psutil_without_psutil():
