@@ -343,31 +343,48 @@ def test_credentials_with_few_descriptors(zoo):
         assert not missing, missing[:10]
 
 
-SHARED = ("import getvalues as gv, json, os\n"
+SHARED = ("import getvalues as gv, json, os, threading\n"
           "attrs = ['pid', 'ppid', 'name', 'exe', 'username', 'uids',\n"
           "         'gids', 'cmdline', 'create_time', 'status', 'nice',\n"
           "         'num_threads', 'terminal', 'memory_info', 'cwd']\n"
+          "def listing(**kw):\n"
+          "    peak, stop = [0], threading.Event()\n"
+          "    def poll():\n"
+          "        while not stop.is_set():\n"
+          "            n = len(os.listdir('/proc/self/task'))\n"
+          "            peak[0] = max(peak[0], n)\n"
+          "    t = threading.Thread(target=poll)\n"
+          "    t.start()\n"
+          "    try:\n"
+          "        rows = gv.process_table(attrs, **kw)\n"
+          "    finally:\n"
+          "        stop.set()\n"
+          "        t.join()\n"
+          "    return rows, peak[0]\n"
           "cpus = sorted(os.sched_getaffinity(0))\n"
-          "shared = gv.process_table(attrs)\n"
+          "shared = listing()\n"
           "tasks = len(os.listdir('/proc/self/task'))\n"
-          "one = gv.process_table(attrs, threads=1)\n"
+          "one = listing(threads=1)\n"
           "os.sched_setaffinity(0, cpus[:1])\n"
-          "alone = gv.process_table(attrs)\n"
-          "print(json.dumps([shared, alone, tasks, one]))\n")
+          "alone = listing()\n"
+          "print(json.dumps([shared, one, alone, tasks]))\n")
 
 
-def test_shared_listing_as_from_one_thread(zoo):
-    """A listing shared out between threads, one per CPU, gives the rows
-    one thread gives (the same process held to one CPU, and threads=1),
-    and leaves no thread behind."""
+def test_shared_listing_as_from_one_thread(zoo, many_processes):
+    """A listing of 2,000 processes is shared out between threads, one per
+    CPU (more than the caller and a poller are seen during it), and gives
+    the rows one thread gives: threads=1, and the same process held to one
+    CPU, neither of which starts a thread. No thread is left behind."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU: a listing is never shared out")
     r = run_python(SHARED)
     assert r.returncode == 0, r.stderr
-    shared, alone, tasks, one = json.loads(r.stdout)
+    (shared, peak), one, alone, tasks = json.loads(r.stdout)
+    assert peak >= 3, f"{peak} threads during the listing: not shared"
+    assert one[1] == 2 and alone[1] == 2, (one[1], alone[1])
     assert tasks == 1, f"{tasks} threads after the listing"
     shared = {row["pid"]: row for row in shared}
-    for other in (alone, one):
+    for other, _ in (one, alone):
         other = {row["pid"]: row for row in other}
         for pid in set(zoo.values()):
             assert shared[pid] == other[pid], (pid, shared[pid], other[pid])
