@@ -14,13 +14,14 @@
  * Until it has measured both, auto starts from constants (its priors),
  * measured with bench/batch (bench/RESULTS.md):
  *   - procfs, from 16 data: files on: io_uring where a system call costs
- *     400 ns or more (measured once per process, cost.c), sync below.
+ *     800 ns or more (measured once per process, cost.c), sync below.
  *     16 to 256 files through io_uring took 0.59-0.77x the wall time of
  *     sync on a VM with page-table isolation (a call ~1 us), 0.91-1.00x
  *     behind a seccomp filter that made a call cost 500-550 ns, and
- *     1.2-1.4x on an AMD EPYC without it (120 ns): they cross between
- *     400 and 500 ns. Below 400 a short-lived program such as gvlsof,
- *     which would pay for a ring it then finds slower, makes none;
+ *     1.2-1.4x on an AMD EPYC without it (120 ns). Behind that filter a
+ *     short-lived program pays for a ring and the calls that learn it is
+ *     no faster: gvlsof took 1.26x the wall time of plain calls with the
+ *     prior at 400 ns (bench/lsof). Below 800 ns no ring is made for it;
  *   - sysfs, tmpfs and the other memory file systems: sync (the workers
  *     win no wall time and take more CPU time);
  *   - ext2/3/4, xfs, btrfs, f2fs: io_uring from one file on; it reads
@@ -48,7 +49,7 @@
 
 /* data: files from which auto batches by its priors; see above */
 #define GV_AUTO_PROC_FILES	16	/* on procfs, with two CPUs or more */
-#define GV_AUTO_PROC_SYSCALL	400	/* ns a system call costs, at least */
+#define GV_AUTO_PROC_SYSCALL	800	/* ns a system call costs, at least */
 #define GV_AUTO_DISK_FILES	1	/* on disk file systems */
 #define GV_AUTO_PROBE_FILES	8	/* sync: probe the first for cold */
 
