@@ -10,8 +10,9 @@
  * getvalues() is thread-safe, so ranges of them go to whichever thread is
  * free: the wall time of a listing of 2,000 processes falls by a third
  * on two CPUs, for some 12% more CPU time (each vCPU runs slower while
- * the other works), and process_table(threads=1) keeps it on one. The values are the same:
- * each process is read by one thread, its files in the same order.
+ * the other works); process_table(threads=1) keeps it on one. The values
+ * are the same: each process is read by one thread, its files in the same
+ * order.
  *
  * The threads are made for the round and joined at its end (some 50 us
  * each, against milliseconds of work), with every signal blocked: the
