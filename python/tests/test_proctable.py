@@ -303,6 +303,18 @@ def test_credentials_without_the_ioctl(zoo, nr, req, err):
             assert tuple(rows[pid]["gids"]) == tuple(want["gids"]), pid
 
 
+def assert_same_listing(got, want, zoo):
+    """Two listings' rows, by pid: the zoo's processes with equal values,
+    and none of @want missing from @got while its process still exists."""
+    got = {row["pid"]: row for row in got}
+    want = {row["pid"]: row for row in want}
+    for pid in set(zoo.values()):
+        assert got[pid] == want[pid], (pid, got[pid], want[pid])
+    missing = [p for p in want if p not in got and
+               os.path.exists(f"/proc/{p}")]
+    assert not missing, missing[:10]
+
+
 FEW_FDS = ("import getvalues as gv, json, os, resource, sys\n"
            "attrs = ['pid', 'username', 'uids', 'gids']\n"
            "want = gv.process_table(attrs)\n"
@@ -332,15 +344,9 @@ def test_credentials_with_few_descriptors(zoo):
     r = run_python(FEW_FDS)
     assert r.returncode == 0, r.stderr
     want, rounds = json.loads(r.stdout)
-    want = {row["pid"]: row for row in want}
     for got, no_leak in rounds:
         assert no_leak, "a descriptor left open"
-        got = {row["pid"]: row for row in got}
-        for pid in set(zoo.values()):
-            assert got[pid] == want[pid], (pid, got[pid], want[pid])
-        missing = [p for p in want if p not in got and
-                   os.path.exists(f"/proc/{p}")]
-        assert not missing, missing[:10]
+        assert_same_listing(got, want, zoo)
 
 
 SHARED = ("import getvalues as gv, json, os, threading, time\n"
@@ -390,14 +396,8 @@ def test_shared_listing_as_from_one_thread(zoo, many_processes):
     assert peak >= 3, f"{peak} threads during the listing: not shared"
     assert one[1] == 2 and alone[1] == 2, (one[1], alone[1])
     assert tasks == 1, f"{tasks} threads after the listing"
-    shared = {row["pid"]: row for row in shared}
     for other, _ in (one, alone):
-        other = {row["pid"]: row for row in other}
-        for pid in set(zoo.values()):
-            assert shared[pid] == other[pid], (pid, shared[pid], other[pid])
-        missing = [p for p in other if p not in shared and
-                   os.path.exists(f"/proc/{p}")]
-        assert not missing, missing[:10]
+        assert_same_listing(shared, other, zoo)
 
 
 def test_threads_argument():
