@@ -293,7 +293,6 @@ static int round1_chunk(void *arg, size_t lo, size_t hi)
  */
 static int round1(struct pt_table *t)
 {
-	pt_clock_ticks();	/* its cache filled before the threads */
 	t->threads = pt_share_threads(t->threads);
 	return pt_share(t->n, t->pidfd_chunk, t->threads, round1_chunk, t);
 }
