@@ -413,24 +413,15 @@ static void info_take(const struct batch *b, size_t i, struct gfd *d)
 /* "@dir/fd/@fd" into @sub (of @size bytes), as snprintf() would */
 static void fd_subpath(char *sub, size_t size, const char *dir, int fd)
 {
-	size_t ld = strlen(dir), k;
-	char digits[12];
-	unsigned int v = (unsigned int)fd;
-	int n = 0;
+	size_t ld = strlen(dir);
 
 	if (fd < 0 || ld + 4 + 11 >= size) {
 		snprintf(sub, size, "%s/fd/%d", dir, fd);
 		return;
 	}
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	memcpy(sub, dir, ld);
 	memcpy(sub + ld, "/fd/", 4);
-	for (k = ld + 4; n; k++)
-		sub[k] = digits[--n];
-	sub[k] = 0;
+	utoa(sub + ld + 4, (unsigned int)fd);
 }
 
 /* 4: lstat of the link and stat of the file */

@@ -70,23 +70,17 @@ size_t batch_add_parts(struct batch *b, const char *a, const char *bb,
 		       const char *c, long num)
 {
 	size_t la = strlen(a), lb = strlen(bb), lc = strlen(c), ln = 0, i;
-	char digits[24];
+	char digits[UTOA_MAX];
 	char *p;
 
-	if (num >= 0) {
-		unsigned long v = (unsigned long)num;
-
-		do {
-			digits[sizeof(digits) - 1 - ln++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-	}
+	if (num >= 0)
+		ln = (size_t)utoa(digits, (unsigned long)num);
 	i = batch_slot(b, la + lb + lc + ln);
 	p = b->names + b->off[i];
 	memcpy(p, a, la);
 	memcpy(p + la, bb, lb);
 	memcpy(p + la + lb, c, lc);
-	memcpy(p + la + lb + lc, digits + sizeof(digits) - ln, ln);
+	memcpy(p + la + lb + lc, digits, ln);
 	p[la + lb + lc + ln] = 0;
 	return i;
 }

@@ -423,6 +423,8 @@ int get_fields(char *ln, const char *sep, char **fp, int max);
 bool parse_u64(const char *s, int base, uint64_t *out);
 char *vdup(const char *v, size_t len);
 char *proc_fd_path(const char *dir, const char *mid, int num);
+#define UTOA_MAX	24	/* utoa()'s room: 20 digits and the NUL */
+int utoa(char *p, unsigned long long v);
 int cmp_int(const void *a, const void *b);
 
 /* ------------------------------------------------------------------ */

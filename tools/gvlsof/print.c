@@ -326,22 +326,6 @@ static bool show_fflags(const struct lfile *lf)
 	return opt.fsv_fg && lf->ffg_def && (opt.fsv_flagx || lf->ffg);
 }
 
-/* @v in decimal at @p (room for 21 bytes); its length */
-static int utoa(char *p, unsigned long long v)
-{
-	char t[24];
-	int n = 0, len;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (len = n; n; n--)
-		*p++ = t[n - 1];
-	*p = 0;
-	return len;
-}
-
 /* The FD column's width: the number and its two flags. */
 static int fd_column_len(const struct lfile *lf)
 {

@@ -240,18 +240,11 @@ void reserve_lfiles(struct lproc *lp, size_t n)
 /* "%4d" of @num, 0 to 9999, without printf: the FD of most rows */
 static void fd_text(char *fd, int num)
 {
-	char t[4];
-	int n = 0, pad;
+	char t[UTOA_MAX];
+	int n = utoa(t, (unsigned int)num), pad = 4 - n;
 
-	do {
-		t[n++] = (char)('0' + num % 10);
-		num /= 10;
-	} while (num && n < 4);
-	for (pad = 0; pad < 4 - n; pad++)
-		fd[pad] = ' ';
-	while (n)
-		fd[pad++] = t[--n];
-	fd[pad] = 0;
+	memset(fd, ' ', pad);
+	memcpy(fd + pad, t, n + 1);
 }
 
 /* lsof's alloc_lfile(): a new row of @lp, with -d applied. */

@@ -374,26 +374,40 @@ int cmp_int(const void *a, const void *b)
 }
 
 /*
+ * @v in decimal at @p (room for UTOA_MAX bytes), without printf, which
+ * the rounds and the rows would otherwise spend their time in; its length
+ */
+int utoa(char *p, unsigned long long v)
+{
+	char t[UTOA_MAX];
+	int n = 0, len;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (len = n; n; n--)
+		*p++ = t[n - 1];
+	*p = 0;
+	return len;
+}
+
+/*
  * "/proc/@dir@mid@num" in the cycle's memory, put together without
  * printf: the path of every descriptor's row ("/proc/PID/fd/N").
  */
 char *proc_fd_path(const char *dir, const char *mid, int num)
 {
-	size_t ld = strlen(dir), lm = strlen(mid), ln = 0;
-	char digits[12], *p, *s;
-	unsigned int v = num < 0 ? 0 : (unsigned int)num;
+	size_t ld = strlen(dir), lm = strlen(mid), ln;
+	char digits[UTOA_MAX], *p, *s;
 
-	do {
-		digits[sizeof(digits) - 1 - ln++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	ln = (size_t)utoa(digits, num < 0 ? 0 : (unsigned int)num);
 	s = salloc(sizeof(PROC) + ld + lm + ln + 1);
 	p = s;
 	memcpy(p, PROC "/", sizeof(PROC));
 	p += sizeof(PROC);
 	memcpy(p, dir, ld);
 	memcpy(p + ld, mid, lm);
-	memcpy(p + ld + lm, digits + sizeof(digits) - ln, ln);
-	p[ld + lm + ln] = 0;
+	memcpy(p + ld + lm, digits, ln + 1);
 	return s;
 }
