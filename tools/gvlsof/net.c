@@ -479,16 +479,22 @@ static void net_load_now(void)
 	}
 }
 
+/* The prefetch over: what net_load(), net_lookup() and net_free() need. */
+void net_settle(void)
+{
+	if (prefetching) {
+		bg_wait();
+		prefetching = false;
+	}
+}
+
 /*
  * The tables, once per cycle: loaded when the first socket is met, as lsof
  * loads them, unless net_prefetch() had a helper thread load them already.
  */
 void net_load(void)
 {
-	if (prefetching) {
-		bg_wait();
-		prefetching = false;
-	}
+	net_settle();
 	if (loaded)
 		return;
 	loaded = true;
@@ -510,15 +516,6 @@ void net_prefetch(void)
 		return;
 	loaded = true;
 	prefetching = true;
-}
-
-/* The prefetch over: what net_lookup() and net_free() need. */
-void net_settle(void)
-{
-	if (prefetching) {
-		bg_wait();
-		prefetching = false;
-	}
 }
 
 const struct sockrec *net_lookup(uint64_t ino)
