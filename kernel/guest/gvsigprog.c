@@ -23,6 +23,17 @@
  * quarter of the calls may end so; a kernel that interrupted the empty
  * listing ended 32 of 38 and 5 of 11 calls without an entry here (10 of
  * 10 in a reviewer's run).
+ *
+ * So that no signal of the thread's is pending when a call starts, the
+ * thread sends only while the caller's generation count is odd, and from
+ * DELAY after it saw it become so: the caller makes it even after each
+ * call, waits until the thread has seen that (its last signal is sent
+ * then), takes what is pending with one more system call, and makes it
+ * odd just before the next.  The vector's check takes far longer than
+ * DELAY here, so the signals still come before the first entry.  Sent
+ * all the time, they were also pending at the start of a call: how many
+ * depended on how the host scheduled the guest's CPUs, up to 363 of 1311
+ * calls in one CI run on a sound kernel.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +48,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "entry.h"
@@ -45,18 +57,50 @@
 #define ESIZE		4096		/* the largest entry the call takes */
 #define WATCHDOG	120
 #define MAX_CALLS	(4 * NUM)
+#define DELAY		50000		/* ns from a call's start to a signal */
 
 static const char *origin = "/", *entry = "stat:ino";
 static volatile sig_atomic_t ticks;
 static atomic_bool stop;
+static atomic_uint gen, seen;	/* odd: signals wanted; seen by spam() */
 static pid_t caller;
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* signals back to back while gen is odd, from DELAY after it became so */
 static void *spam(void *arg)
 {
+	unsigned int last = 0, g;
+	long long since = 0;
+
 	(void)arg;
-	while (!atomic_load(&stop))
-		syscall(SYS_tgkill, getpid(), caller, SIGALRM);
+	while (!atomic_load(&stop)) {
+		g = atomic_load(&gen);
+		atomic_store(&seen, g);
+		if (g != last) {
+			last = g;
+			since = now_ns();
+		}
+		if ((g & 1) && now_ns() - since >= DELAY)
+			syscall(SYS_tgkill, getpid(), caller, SIGALRM);
+	}
 	return NULL;
+}
+
+/* the thread's signals stopped, and none of them pending */
+static void quiet(void)
+{
+	unsigned int g = atomic_fetch_add(&gen, 1) + 1;
+
+	while (atomic_load(&seen) != g)
+		sched_yield();
+	getppid();	/* a system call's return takes what is pending */
 }
 
 static void tick(int sig)
@@ -86,6 +130,7 @@ static int run(int restart, int primer)
 	if (!vec || sigaction(SIGALRM, &sa, NULL) ||
 	    pthread_create(&t, NULL, spam, NULL))
 		return 3;
+	atomic_store(&gen, 1);
 	while (!ticks)		/* the signals come before the first call */
 		sched_yield();
 	for (size_t i = 0; i < NUM; i++)
@@ -100,6 +145,10 @@ static int run(int restart, int primer)
 			*(struct gv_entry *)first = (struct gv_entry){
 				.name = PTR("stat:"),
 			};
+		if (calls > 1) {
+			quiet();
+			atomic_fetch_add(&gen, 1);
+		}
 		/* at most NUM entries a call, the primer included */
 		r = syscall(NR_GETVALUES, AT_FDCWD, origin, first,
 			    (unsigned long)(NUM - done < NUM - !!primer ?
