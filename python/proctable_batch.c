@@ -124,9 +124,30 @@ int pt_push_buf(struct pt_table *t, void *buf)
 	return err;
 }
 
-/* Every name of @b, relative to /proc; its values stay in @t's buffers. */
+/*
+ * An entry's error that psutil would raise from open(2) as OSError, not
+ * take for a process gone or a file refused: no descriptor or no memory.
+ * getvalues() gives EMFILE where the library's own descriptors took the
+ * last ones (getvalues(3), NOTES): a table then fails as a whole rather
+ * than leave every process out.
+ */
+static int pt_batch_fatal(const struct name_val *vec, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (vec[i].error == EMFILE || vec[i].error == ENFILE ||
+		    vec[i].error == ENOMEM)
+			return (int)vec[i].error;
+	return 0;
+}
+
+/*
+ * Every name of @b, relative to /proc; its values stay in @t's buffers.
+ * 0, or the errno that fails the table: of a call, or pt_batch_fatal().
+ */
 int pt_batch_run(struct pt_table *t, struct pt_batch *b)
 {
+	int err;
+
 	if (b->n == SIZE_MAX)
 		return ENOMEM;
 	for (size_t i = 0; i < b->n; i++)
@@ -141,6 +162,9 @@ int pt_batch_run(struct pt_table *t, struct pt_batch *b)
 			return errno ? errno : EIO;
 		if (pt_push_buf(t, buf))
 			return ENOMEM;
+		err = pt_batch_fatal(b->vec + from, cnt);
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@ every other process of the machine; processes exiting during listings;
 access-denied values as another user; memory over 10,000 calls; the GIL
 released during a listing of 2,000 processes; the credentials from pidfds
 and from status, alike, also when descriptors run short."""
+import errno
 import json
 import os
 import shutil
@@ -315,16 +316,19 @@ def assert_same_listing(got, want, zoo):
     assert not missing, missing[:10]
 
 
+# A descriptor table of 128, every descriptor taken: @held holds them.
+FILL_FDS = ("resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))\n"
+            "held = []\n"
+            "while True:\n"
+            "    try:\n"
+            "        held.append(os.open('/dev/null', os.O_RDONLY))\n"
+            "    except OSError:\n"
+            "        break\n")
+
 FEW_FDS = ("import getvalues as gv, json, os, resource, sys\n"
            "attrs = ['pid', 'username', 'uids', 'gids']\n"
            "want = gv.process_table(attrs)\n"
-           "resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))\n"
-           "held = []\n"
-           "while True:\n"
-           "    try:\n"
-           "        held.append(os.open('/dev/null', os.O_RDONLY))\n"
-           "    except OSError:\n"
-           "        break\n"
+           + FILL_FDS +
            "out = []\n"
            "for more in (4, 5, 7, 1, 23):\n"
            "    for _ in range(more):\n"
@@ -347,6 +351,41 @@ def test_credentials_with_few_descriptors(zoo):
     for got, no_leak in rounds:
         assert no_leak, "a descriptor left open"
         assert_same_listing(got, want, zoo)
+
+
+NO_FDS = ("import errno, getvalues as gv, json, os, resource\n"
+          "attrs = ['pid', 'name', 'username', 'num_threads']\n"
+          "want = gv.process_table(attrs)\n"
+          "base = len(os.listdir('/proc/self/fd'))\n"
+          + FILL_FDS +
+          "out = []\n"
+          "for free in (0, 1, 2):\n"
+          "    if free:\n"
+          "        os.close(held.pop())\n"
+          "    try:\n"
+          "        out.append([free, gv.process_table(attrs)])\n"
+          "    except OSError as e:\n"
+          "        out.append([free, e.errno])\n"
+          "# listdir's descriptor is counted in base too\n"
+          "left = len(os.listdir('/proc/self/fd')) - base - len(held)\n"
+          "print(json.dumps([want, out, left]))\n")
+
+
+def test_descriptors_run_out(zoo):
+    """With no descriptor free, or one (getvalues(3) holds /proc while it
+    opens a file there), the listing raises OSError(EMFILE) rather than
+    leaving every process out; with two it lists every process; none is
+    left open."""
+    r = run_python(NO_FDS)
+    assert r.returncode == 0, r.stderr
+    want, rounds, left = json.loads(r.stdout)
+    assert left == 0, f"{left} descriptors left open"
+    for free, got in rounds:
+        if free < 2:
+            assert got == errno.EMFILE, (free, got)
+        else:
+            assert isinstance(got, list), (free, got)
+            assert_same_listing(got, want, zoo)
 
 
 SHARED = ("import getvalues as gv, json, os, threading, time\n"
