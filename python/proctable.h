@@ -163,6 +163,7 @@ long pt_page_size(void);
 size_t pt_pidfd_chunk(void);
 void pt_pidfd_open(struct pt_table *t, size_t lo, size_t hi, int *fds);
 void pt_pidfd_creds(struct pt_table *t, size_t lo, size_t hi, int *fds);
+void pt_pidfd_fork_child(void);
 
 /* proctable_share.c */
 #define PT_SHARE_THREADS	4	/* threads at most, the caller's too */
@@ -186,6 +187,12 @@ int pt_batch_run(struct pt_table *t, struct pt_batch *b);
 void pt_batch_free(struct pt_batch *b);
 void pt_val_set(struct pt_val *v, const struct name_val *nv);
 int pt_push_buf(struct pt_table *t, void *buf);
+void pt_batch_fork_child(void);
+/*
+ * With @exclude, wait until no getvalues() call of the module runs, and
+ * keep them out until called without it (a retry after EMFILE).
+ */
+void pt_calls_exclude(bool exclude);
 
 /* proctable_parse.c */
 bool pt_parse_stat(const struct pt_val *v, struct pt_stat *st);

@@ -104,15 +104,16 @@ void pt_batch_add(struct pt_batch *b, const char *what, int pid,
 	b->names_len = (size_t)(d + 1 - b->names);
 }
 
+/* the threads of a shared round (proctable_share.c) push at once */
+static pthread_mutex_t buf_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int pt_push_buf(struct pt_table *t, void *buf)
 {
-	/* the threads of a shared round (proctable_share.c) push at once */
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	int err = 0;
 
 	if (!buf)
 		return 0;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&buf_lock);
 	if (grow((void **)&t->bufs, &t->bufs_cap, t->nbufs + 1,
 		 sizeof(*t->bufs))) {
 		free(buf);
@@ -120,24 +121,128 @@ int pt_push_buf(struct pt_table *t, void *buf)
 	} else {
 		t->bufs[t->nbufs++] = buf;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&buf_lock);
+	return err;
+}
+
+/*
+ * The module's getvalues() calls take this shared, and a retry of entries
+ * that found no descriptor takes it alone: then no other thread of a
+ * listing (proctable_share.c, or another Python thread's listing) holds
+ * descriptors of a call, which may be many at once (getvalues(3), NOTES:
+ * closes are batched), and what still fails fails for want of them.
+ */
+static pthread_rwlock_t call_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* In a child forked while another thread held it: that thread is gone. */
+void pt_batch_fork_child(void)
+{
+	pthread_mutex_init(&buf_lock, NULL);
+	pthread_rwlock_init(&call_lock, NULL);
+}
+
+static bool pt_no_fd(uint32_t err)
+{
+	return err == EMFILE || err == ENFILE;
+}
+
+void pt_calls_exclude(bool exclude)
+{
+	if (exclude)
+		pthread_rwlock_wrlock(&call_lock);
+	else
+		pthread_rwlock_unlock(&call_lock);
+}
+
+/*
+ * One getvalues() call of the module, alongside the others or (@alone)
+ * with them kept out. 0, or the call's errno.
+ */
+static int pt_call(struct name_val *vec, size_t n, void **buf, bool alone)
+{
+	int err = 0;
+
+	if (alone)
+		pthread_rwlock_wrlock(&call_lock);
+	else
+		pthread_rwlock_rdlock(&call_lock);
+	if (getvalues_alloc_each(AT_FDCWD, "/proc", vec, n, 0, PT_VALUE_MAX,
+				 buf) < 0)
+		err = errno ? errno : EIO;
+	pthread_rwlock_unlock(&call_lock);
+	return err;
+}
+
+/*
+ * The entries of @vec (@n) that got EMFILE or ENFILE, read again with the
+ * module's other calls kept out: a descriptor that another thread's call
+ * held may be free now. 0, or the errno of the call.
+ */
+static int pt_batch_retry(struct pt_table *t, struct name_val *vec, size_t n)
+{
+	struct name_val *again = malloc(n * sizeof(*again));
+	size_t *at = malloc(n * sizeof(*at)), k = 0;
+	void *buf = NULL;
+	int err = 0;
+
+	if (!again || !at) {
+		free(again);
+		free(at);
+		return ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (pt_no_fd(vec[i].error)) {
+			again[k] = (struct name_val){ .name = vec[i].name };
+			at[k++] = i;
+		}
+	err = pt_call(again, k, &buf, true);
+	if (!err && pt_push_buf(t, buf))
+		err = ENOMEM;
+	for (size_t j = 0; !err && j < k; j++)
+		vec[at[j]] = again[j];
+	free(again);
+	free(at);
 	return err;
 }
 
 /*
  * An entry's error that psutil would raise from open(2) as OSError, not
  * take for a process gone or a file refused: no descriptor or no memory.
- * getvalues() gives EMFILE where the library's own descriptors took the
- * last ones (getvalues(3), NOTES): a table then fails as a whole rather
- * than leave every process out.
+ * A table then fails as a whole rather than leave processes out. So does
+ * ENOSYS: the library cannot open files here (openat2(2) missing, before
+ * Linux 5.6, or refused by a seccomp filter), where psutil's open(2)
+ * could; every process would be left out.
  */
 static int pt_batch_fatal(const struct name_val *vec, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (vec[i].error == EMFILE || vec[i].error == ENFILE ||
-		    vec[i].error == ENOMEM)
+		if (pt_no_fd(vec[i].error) || vec[i].error == ENOMEM ||
+		    vec[i].error == ENOSYS)
 			return (int)vec[i].error;
 	return 0;
+}
+
+/*
+ * The @n entries of @vec in one getvalues() call; the call, or the entries
+ * that found no descriptor, once more alone.
+ */
+static int pt_batch_call(struct pt_table *t, struct name_val *vec, size_t n)
+{
+	void *buf = NULL;
+	bool no_fd = false;
+	int err = pt_call(vec, n, &buf, false);
+
+	if (pt_no_fd((uint32_t)err))
+		err = pt_call(vec, n, &buf, true);
+	if (err)
+		return err;
+	if (pt_push_buf(t, buf))
+		return ENOMEM;
+	for (size_t i = 0; i < n && !no_fd; i++)
+		no_fd = pt_no_fd(vec[i].error);
+	if (no_fd)
+		err = pt_batch_retry(t, vec, n);
+	return err ? err : pt_batch_fatal(vec, n);
 }
 
 /*
@@ -146,27 +251,17 @@ static int pt_batch_fatal(const struct name_val *vec, size_t n)
  */
 int pt_batch_run(struct pt_table *t, struct pt_batch *b)
 {
-	int err;
+	int err = 0;
 
 	if (b->n == SIZE_MAX)
 		return ENOMEM;
 	for (size_t i = 0; i < b->n; i++)
 		b->vec[i].name = b->names + b->off[i];
-	for (size_t from = 0; from < b->n; from += PT_CALL_NAMES) {
-		size_t cnt = b->n - from < PT_CALL_NAMES ? b->n - from
-							: PT_CALL_NAMES;
-		void *buf = NULL;
-
-		if (getvalues_alloc_each(AT_FDCWD, "/proc", b->vec + from, cnt,
-					 0, PT_VALUE_MAX, &buf) < 0)
-			return errno ? errno : EIO;
-		if (pt_push_buf(t, buf))
-			return ENOMEM;
-		err = pt_batch_fatal(b->vec + from, cnt);
-		if (err)
-			return err;
-	}
-	return 0;
+	for (size_t from = 0; !err && from < b->n; from += PT_CALL_NAMES)
+		err = pt_batch_call(t, b->vec + from,
+				    b->n - from < PT_CALL_NAMES ?
+				    b->n - from : PT_CALL_NAMES);
+	return err;
 }
 
 void pt_batch_free(struct pt_batch *b)

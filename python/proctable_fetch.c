@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,13 +116,18 @@ static bool is_lookup_err(uint32_t err)
 	return err == ENOENT || err == ESRCH;
 }
 
-/* psutil's check after ENOENT/ESRCH: is /proc/PID still there? */
+/*
+ * psutil's check after ENOENT/ESRCH: is /proc/PID still there? As its
+ * os.path.exists() asks, with stat(2): faccessat2(2), which a container's
+ * seccomp profile may refuse, took every process for gone there.
+ */
 static bool still_there(int pid)
 {
 	char path[32];
+	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	return faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	return stat(path, &st) == 0;
 }
 
 /*
@@ -565,14 +571,45 @@ static int round3(struct pt_table *t)
 	return err;
 }
 
+/*
+ * The name of @uid into *@name (NULL where there is none), as Python's
+ * pwd.getpwuid() finds it: its buffer grown while getpwuid_r() says
+ * ERANGE (an entry with a long GECOS), any other failure no name. 0 or
+ * ENOMEM.
+ */
+static int user_name(uid_t uid, char **name)
+{
+	struct passwd pw, *res = NULL;
+	size_t size = 1024;
+	char *buf = NULL;
+	int err;
+
+	*name = NULL;
+	do {
+		char *more;
+
+		if (size >= (1u << 20))
+			break;		/* a megabyte: no name, as a failure */
+		more = realloc(buf, size *= 2);
+		if (!more) {
+			free(buf);
+			return ENOMEM;
+		}
+		buf = more;
+		err = getpwuid_r(uid, &pw, buf, size, &res);
+	} while (err == ERANGE);
+	if (!err && res && !(*name = strdup(pw.pw_name)))
+		err = ENOMEM;
+	free(buf);
+	return err == ENOMEM ? ENOMEM : 0;
+}
+
 /* The user name of each uid met (psutil: pwd.getpwuid(uids().real)). */
 static int resolve_users(struct pt_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct pt_proc *p = &t->procs[i];
 		uid_t uid = (uid_t)p->uid[0];
-		struct passwd pw, *res = NULL;
-		char buf[2048];
 		size_t u;
 
 		if (p->gone || !p->uid_ok)
@@ -587,9 +624,7 @@ static int resolve_users(struct pt_table *t)
 				return ENOMEM;
 			t->users = q;
 			q[u].uid = uid;
-			q[u].name = NULL;
-			if (!getpwuid_r(uid, &pw, buf, sizeof(buf), &res) &&
-			    res && !(q[u].name = strdup(pw.pw_name)))
+			if (user_name(uid, &q[u].name))
 				return ENOMEM;
 			t->nusers++;
 		}
@@ -678,21 +713,45 @@ static int after_files(struct pt_table *t)
 }
 
 /*
+ * A child forked while another thread listed: the module's locks that
+ * thread held are free there (it does not exist in the child), so that
+ * the child can list too. The pidfds that thread held stay open in the
+ * child (O_CLOEXEC), as a descriptor psutil had open would.
+ */
+static void pt_fork_child(void)
+{
+	pt_pidfd_fork_child();
+	pt_batch_fork_child();
+}
+
+static void pt_atfork(void)
+{
+	pthread_atfork(NULL, NULL, pt_fork_child);
+}
+
+/*
  * Everything a listing of t->attrs needs, without the GIL. 0 or an errno
  * of the listing itself (ENOMEM, or /proc not there).
  */
 int pt_fetch(struct pt_table *t)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	uint64_t ids = PT_BIT(A_USERNAME) | PT_BIT(A_UIDS) | PT_BIT(A_GIDS);
 	struct timespec ts;
 	int err;
 
+	pthread_once(&once, pt_atfork);
 	/* num_ctx_switches reads status anyway: its credentials come free */
 	if ((t->attrs & ids) && !(t->attrs & PT_BIT(A_NUM_CTX_SWITCHES)) &&
 	    !t->no_pidfd)
 		t->pidfd_chunk = pt_pidfd_chunk();
 	t->files = files_for(t);
 	err = list_pids(t);
+	if (err == EMFILE || err == ENFILE) {	/* another listing's calls? */
+		pt_calls_exclude(true);
+		err = list_pids(t);
+		pt_calls_exclude(false);
+	}
 	if (!err)
 		err = round1(t);
 	if (!err)

@@ -142,6 +142,19 @@ static void keep_spare(struct pt_table *t, size_t lo, size_t hi, int *fds)
 }
 
 /*
+ * One thread at a time opens pidfds: each counts the descriptors left
+ * free after its own, and the others' pidfds must not take them
+ * meanwhile.
+ */
+static pthread_mutex_t pidfd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* In a child forked while another thread held it: that thread is gone. */
+void pt_pidfd_fork_child(void)
+{
+	pthread_mutex_init(&pidfd_lock, NULL);
+}
+
+/*
  * A pidfd for each process of procs[@lo..@hi) into @fds, or -1 where
  * status is to be read beside stat (status_now). ESRCH: gone before its
  * stat is read, which then says so; EMFILE: the table is full, and
@@ -150,14 +163,9 @@ static void keep_spare(struct pt_table *t, size_t lo, size_t hi, int *fds)
  */
 void pt_pidfd_open(struct pt_table *t, size_t lo, size_t hi, int *fds)
 {
-	/*
-	 * One thread at a time: each counts the descriptors left free after
-	 * its pidfds, and the others' pidfds must not take them meanwhile.
-	 */
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	bool full = false;
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&pidfd_lock);
 	for (size_t i = lo; i < hi; i++) {
 		struct pt_proc *p = &t->procs[i];
 		long fd = -1;
@@ -176,7 +184,7 @@ void pt_pidfd_open(struct pt_table *t, size_t lo, size_t hi, int *fds)
 			set_off();
 	}
 	keep_spare(t, lo, hi, fds);
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&pidfd_lock);
 }
 
 /*
