@@ -378,7 +378,9 @@ def test_username_of_a_long_passwd_entry(zoo, tmp_path):
 
 def assert_same_listing(got, want, zoo):
     """Two listings' rows, by pid: the zoo's processes with equal values,
-    and none of @want missing from @got while its process still exists."""
+    and none of @want missing from @got while its process still exists.
+    @want is the earlier listing: a process born between the two is in the
+    later one only, and not missing from anything."""
     got = {row["pid"]: row for row in got}
     want = {row["pid"]: row for row in want}
     for pid in set(zoo.values()):
@@ -581,7 +583,7 @@ def test_shared_listing_as_from_one_thread(zoo, many_processes):
     assert one[1] == 2 and alone[1] == 2, (one[1], alone[1])
     assert tasks == 1, f"{tasks} threads after the listing"
     for other, _ in (one, alone):
-        assert_same_listing(shared, other, zoo)
+        assert_same_listing(other, shared, zoo)
 
 
 def test_threads_argument():
