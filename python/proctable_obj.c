@@ -18,14 +18,45 @@
 
 struct pt_types pt_types;
 
-/* psutil's namedtuple @name of module @mod, or one made like it. */
+/*
+ * Whether @t, what psutil's module holds under a type's name, is a type the
+ * values can be made of: a type (not a Mock, a function, a list that a
+ * program or unittest.mock.patch put there), a subtype of tuple, which
+ * tuple.__new__() and a tuple's allocation need, whose _fields are @fields.
+ */
+static bool usable_type(PyObject *t, const char *fields)
+{
+	PyObject *have, *sep, *joined = NULL;
+	bool eq;
+
+	if (!PyType_Check(t) ||
+	    !PyType_IsSubtype((PyTypeObject *)t, &PyTuple_Type))
+		return false;
+	have = PyObject_GetAttrString(t, "_fields");
+	sep = have && PyTuple_CheckExact(have) ? PyUnicode_FromString(" ")
+					      : NULL;
+	if (sep)
+		joined = PyUnicode_Join(sep, have);
+	eq = joined && !PyUnicode_CompareWithASCIIString(joined, fields);
+	Py_XDECREF(joined);
+	Py_XDECREF(sep);
+	Py_XDECREF(have);
+	PyErr_Clear();
+	return eq;
+}
+
+/*
+ * psutil's namedtuple @name of module @mod where it is a usable type, else
+ * one made like it (the same name and fields) by collections.namedtuple().
+ */
 static PyObject *nt_type(PyObject *mod, const char *name, const char *fields)
 {
 	PyObject *t = mod ? PyObject_GetAttrString(mod, name) : NULL;
 	PyObject *coll;
 
-	if (t)
+	if (t && usable_type(t, fields))
 		return t;
+	Py_XDECREF(t);
 	PyErr_Clear();
 	coll = PyImport_ImportModule("collections");
 	if (!coll)
@@ -35,23 +66,26 @@ static PyObject *nt_type(PyObject *mod, const char *name, const char *fields)
 	return t;
 }
 
-/* IOPriority(0..3) of psutil, or plain ints without it. */
-static int load_ioclasses(PyObject *lin)
+/*
+ * psutil's IOPriority (an int enum), or NULL without a usable one, and
+ * into @ioc IOPriority(0..3), or plain ints.
+ */
+static PyObject *load_ioclasses(PyObject *lin, PyObject **ioc)
 {
 	PyObject *cls = lin ? PyObject_GetAttrString(lin, "IOPriority") : NULL;
 
-	if (!cls)
-		PyErr_Clear();
+	if (cls && (!PyType_Check(cls) ||
+		    !PyType_IsSubtype((PyTypeObject *)cls, &PyLong_Type)))
+		Py_CLEAR(cls);
+	PyErr_Clear();
 	for (int i = 0; i < 4; i++) {
-		pt_types.ioclass[i] = cls ? PyObject_CallFunction(cls, "i", i)
-					  : PyLong_FromLong(i);
-		if (!pt_types.ioclass[i]) {
+		ioc[i] = cls ? PyObject_CallFunction(cls, "i", i) : NULL;
+		if (!ioc[i]) {
 			PyErr_Clear();
-			pt_types.ioclass[i] = PyLong_FromLong(i);
+			ioc[i] = PyLong_FromLong(i);
 		}
 	}
-	pt_types.ioprio_cls = cls;
-	return 0;
+	return cls;
 }
 
 static int load_statuses(void)
@@ -63,7 +97,7 @@ static int load_statuses(void)
 		{ "W", "waking" }, { "I", "idle" }, { "P", "parked" },
 	};
 
-	pt_types.status_unknown = PyUnicode_InternFromString("?");
+	Py_XSETREF(pt_types.status_unknown, PyUnicode_InternFromString("?"));
 	if (!pt_types.status_unknown)
 		return -1;
 	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
@@ -87,10 +121,60 @@ static bool plain_tuple(PyObject *type)
 	       !tp->tp_dictoffset && !tp->tp_weaklistoffset;
 }
 
-/* The types, once: psutil's where it is importable (its module's own). */
+/* The namedtuples: in which of psutil's modules, and their fields. */
+static const struct {
+	size_t off;
+	bool common;
+	const char *name, *fields;
+} nt_spec[] = {
+#define NT(f, c, n, fl) { offsetof(struct pt_types, f), c, n, fl }
+	NT(cputimes, false, "pcputimes",
+	   "user system children_user children_system iowait"),
+	NT(mem, false, "pmem", "rss vms shared text lib data dirty"),
+	NT(fullmem, false, "pfullmem",
+	   "rss vms shared text lib data dirty uss pss swap"),
+	NT(io, false, "pio", "read_count write_count read_bytes "
+	   "write_bytes read_chars write_chars"),
+	NT(openfile, false, "popenfile", "path fd position mode flags"),
+	NT(uids, true, "puids", "real effective saved"),
+	NT(gids, true, "pgids", "real effective saved"),
+	NT(ctxsw, true, "pctxsw", "voluntary involuntary"),
+	NT(ionice, true, "pionice", "ioclass value"),
+	NT(thread, true, "pthread", "id user_time system_time"),
+#undef NT
+};
+
+#define NT_N (sizeof(nt_spec) / sizeof(nt_spec[0]))
+#define NT_SLOT(i) ((PyObject **)((char *)&pt_types + nt_spec[i].off))
+
+/* Into @t, the types of psutil's modules @lin and @com, or look-alikes. */
+static int load_nt(PyObject *lin, PyObject *com, PyObject **t)
+{
+	for (size_t i = 0; i < NT_N; i++) {
+		t[i] = nt_type(nt_spec[i].common ? com : lin, nt_spec[i].name,
+			       nt_spec[i].fields);
+		if (!t[i])
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The types, once per process, at its first listing: psutil's where it is
+ * importable and holds usable ones (its module's own, so that values are
+ * instances of psutil's types), each else a look-alike. They are kept: a
+ * type replaced in psutil's module after the first listing (a mock.patch
+ * started later) changes nothing, as what is kept is a reference to the
+ * type itself, still valid; one that was not usable at the first listing
+ * stays a look-alike, with the same fields, after psutil's is put back.
+ * Loading runs Python code, which may let another thread load too: they
+ * are made aside and put in place at once, by the first to finish.
+ */
 int pt_types_load(void)
 {
-	PyObject *lin, *com;
+	PyObject *lin, *com, *t[NT_N] = { NULL }, *ioc[4] = { NULL }, *cls;
+	bool plain = true;
+	int err;
 
 	if (pt_types.loaded)
 		return 0;
@@ -98,37 +182,31 @@ int pt_types_load(void)
 	com = lin ? PyImport_ImportModule("psutil._common") : NULL;
 	if (!lin || !com)
 		PyErr_Clear();
-	pt_types.cputimes = nt_type(lin, "pcputimes",
-		"user system children_user children_system iowait");
-	pt_types.mem = nt_type(lin, "pmem",
-		"rss vms shared text lib data dirty");
-	pt_types.fullmem = nt_type(lin, "pfullmem",
-		"rss vms shared text lib data dirty uss pss swap");
-	pt_types.io = nt_type(lin, "pio", "read_count write_count read_bytes "
-			      "write_bytes read_chars write_chars");
-	pt_types.openfile = nt_type(lin, "popenfile",
-				    "path fd position mode flags");
-	pt_types.uids = nt_type(com, "puids", "real effective saved");
-	pt_types.gids = nt_type(com, "pgids", "real effective saved");
-	pt_types.ctxsw = nt_type(com, "pctxsw", "voluntary involuntary");
-	pt_types.ionice = nt_type(com, "pionice", "ioclass value");
-	pt_types.thread = nt_type(com, "pthread", "id user_time system_time");
-	load_ioclasses(lin);
+	err = load_nt(lin, com, t);
+	cls = err ? NULL : load_ioclasses(lin, ioc);
 	Py_XDECREF(lin);
 	Py_XDECREF(com);
-	if (!pt_types.cputimes || !pt_types.mem || !pt_types.fullmem ||
-	    !pt_types.io || !pt_types.openfile || !pt_types.uids ||
-	    !pt_types.gids || !pt_types.ctxsw || !pt_types.ionice ||
-	    !pt_types.thread || load_statuses())
-		return -1;
-	pt_types.plain = plain_tuple(pt_types.cputimes) &&
-		plain_tuple(pt_types.mem) && plain_tuple(pt_types.fullmem) &&
-		plain_tuple(pt_types.io) && plain_tuple(pt_types.openfile) &&
-		plain_tuple(pt_types.uids) && plain_tuple(pt_types.gids) &&
-		plain_tuple(pt_types.ctxsw) && plain_tuple(pt_types.ionice) &&
-		plain_tuple(pt_types.thread);
-	pt_types.loaded = true;
-	return 0;
+	if (!err)
+		err = load_statuses();
+	if (!err && !pt_types.loaded) {
+		for (size_t i = 0; i < NT_N; i++) {
+			plain = plain && plain_tuple(t[i]);
+			*NT_SLOT(i) = t[i];
+			t[i] = NULL;
+		}
+		memcpy(pt_types.ioclass, ioc, sizeof(ioc));
+		memset(ioc, 0, sizeof(ioc));
+		pt_types.ioprio_cls = cls;
+		cls = NULL;
+		pt_types.plain = plain;
+		pt_types.loaded = true;
+	}
+	for (size_t i = 0; i < NT_N; i++)
+		Py_XDECREF(t[i]);
+	for (int i = 0; i < 4; i++)
+		Py_XDECREF(ioc[i]);
+	Py_XDECREF(cls);
+	return err;
 }
 
 /* tuple.__new__(@type, (v...)): where a type is not a plain tuple's kind. */
@@ -297,11 +375,33 @@ struct pt_info {
 	PyObject *info;
 };
 
+/*
+ * A ProcessInfo takes part in the cyclic GC: a program that links them
+ * (q.info["self"] = q, parents and children in each other's .info) makes
+ * cycles that reference counting alone never frees.
+ */
+static int info_traverse(struct pt_info *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->pid);
+	Py_VISIT(self->info);
+	return 0;
+}
+
+/* Breaks a cycle: .info (the dict, or what a program put there). */
+static int info_clear(struct pt_info *self)
+{
+	Py_CLEAR(self->info);
+	return 0;
+}
+
 static void info_dealloc(struct pt_info *self)
 {
-	Py_XDECREF(self->pid);
-	Py_XDECREF(self->info);
+	PyObject_GC_UnTrack(self);
+	Py_TRASHCAN_BEGIN(self, info_dealloc)
+	Py_CLEAR(self->pid);
+	Py_CLEAR(self->info);
 	Py_TYPE(self)->tp_free((PyObject *)self);
+	Py_TRASHCAN_END
 }
 
 static PyObject *info_repr(struct pt_info *self)
@@ -329,15 +429,18 @@ static PyTypeObject pt_info_type = {
 	.tp_basicsize = sizeof(struct pt_info),
 	.tp_dealloc = (destructor)info_dealloc,
 	.tp_repr = (reprfunc)info_repr,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
 	.tp_doc = info_doc,
+	.tp_traverse = (traverseproc)info_traverse,
+	.tp_clear = (inquiry)info_clear,
 	.tp_members = info_members,
+	.tp_free = PyObject_GC_Del,
 };
 
 /* A ProcessInfo of @pid and @info (a reference to which is stolen). */
 PyObject *pt_info_new(int pid, PyObject *info)
 {
-	struct pt_info *o = PyObject_New(struct pt_info, &pt_info_type);
+	struct pt_info *o = PyObject_GC_New(struct pt_info, &pt_info_type);
 
 	if (!o) {
 		Py_DECREF(info);
@@ -345,6 +448,7 @@ PyObject *pt_info_new(int pid, PyObject *info)
 	}
 	o->info = info;
 	o->pid = PyLong_FromLong(pid);
+	PyObject_GC_Track(o);
 	if (!o->pid) {
 		Py_DECREF(o);
 		return NULL;
