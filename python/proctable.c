@@ -14,11 +14,13 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "getvalues.h"
 #include "proctable.h"
@@ -295,10 +297,16 @@ static PyObject *v_cpu_num(struct ctx *c, struct pt_proc *p)
 	return PyLong_FromLongLong(p->st.cpu);
 }
 
+/* As psutil asks it, getpriority(2), where stat was refused. */
 static PyObject *v_nice(struct ctx *c, struct pt_proc *p)
 {
-	(void)c;
-	return PyLong_FromLongLong(p->st.nice);
+	int nice;
+
+	if (p->stat_ok)
+		return PyLong_FromLongLong(p->st.nice);
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)p->pid);
+	return errno ? ad(c) : PyLong_FromLong(nice);
 }
 
 /* rss vms shared text lib data dirty: statm's vms rss ... in bytes. */
@@ -578,13 +586,23 @@ static int parse_attrs(PyObject *attrs, int *order, int *n, uint64_t *mask)
 }
 
 /* One process's dict of the attributes of @order. */
+/*
+ * What psutil reads from /proc/PID/stat: AccessDenied, so ad_value, where
+ * stat was refused (hidepid=1).
+ */
+#define FROM_STAT (PT_BIT(A_PPID) | PT_BIT(A_NAME) | PT_BIT(A_STATUS) | \
+		   PT_BIT(A_TERMINAL) | PT_BIT(A_CREATE_TIME) | \
+		   PT_BIT(A_CPU_TIMES) | PT_BIT(A_CPU_NUM) | \
+		   PT_BIT(A_NUM_THREADS) | PT_BIT(A_CPU_PERCENT))
+
 static PyObject *row(struct ctx *c, struct pt_proc *p, const int *order,
 		     int n)
 {
 	PyObject *d = PyDict_New();
 
 	for (int i = 0; d && i < n; i++) {
-		PyObject *v = makers[order[i]](c, p);
+		PyObject *v = !p->stat_ok && (PT_BIT(order[i]) & FROM_STAT) ?
+			      ad(c) : makers[order[i]](c, p);
 
 		if (!v || PyDict_SetItem(d, attr_keys[order[i]], v))
 			Py_CLEAR(d);

@@ -222,16 +222,23 @@ static void parse_round1(struct pt_table *t, struct pt_proc *p)
 	unsigned int w = proc_files(t, p);
 
 	p->stat_ok = !f[F_STAT].err && pt_parse_stat(&f[F_STAT], &p->st);
-	if (!p->stat_ok) {
-		/* psutil's Process(pid) reads it first: NoSuchProcess */
+	/*
+	 * psutil's Process(pid) reads it first: NoSuchProcess, but for a
+	 * refusal (/proc mounted with hidepid=1: EPERM), which it lets pass,
+	 * and the values from stat are AccessDenied (proctable.c).
+	 */
+	if (!p->stat_ok && f[F_STAT].err != EPERM && f[F_STAT].err != EACCES) {
 		p->gone = true;
 		return;
 	}
+	/* its status is refused alike: a pidfd's credentials are not psutil's */
+	if (!p->stat_ok)
+		p->uid_ok = p->gid_ok = false;
 	if (w & PT_BIT(F_STATUS))
 		p->status_ok = !f[F_STATUS].err &&
 			       pt_parse_status(&f[F_STATUS], &p->status);
 	status_ids(p);
-	if ((w & PT_BIT(F_STATUS)) && p->status_ok)
+	if ((w & PT_BIT(F_STATUS)) && p->status_ok && p->stat_ok)
 		p->statm_ok = pt_status_statm(&p->status, pt_page_size(),
 					      p->st.vsize, p->statm);
 	if (w & PT_BIT(F_STATM))

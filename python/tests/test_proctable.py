@@ -716,6 +716,48 @@ def test_access_denied_values(zoo):
     assert out["denied"] > 0
 
 
+HIDEPID = ("import getvalues as gv, json, os, psutil\n"
+           "attrs = ['pid', 'ppid', 'name', 'nice', 'username', 'uids',\n"
+           "         'create_time', 'terminal', 'cpu_num']\n"
+           "got = gv.process_table(attrs, 'AD')\n"
+           "want = [p.info for p in psutil.process_iter(attrs, 'AD')]\n"
+           "print(json.dumps([os.getpid(), got, want]))\n")
+
+
+@pytest.mark.parametrize("opt", ["hidepid=1", "hidepid=2"])
+def test_hidepid(zoo, opt):
+    """/proc mounted with hidepid as nobody sees it: with hidepid=1 the
+    other users' processes are there, their stat refused (EPERM), and
+    psutil lists each with ad_value for what stat and status would tell
+    (nice from getpriority(2)); with hidepid=2 they are not there. The
+    rows and values are psutil's."""
+    why = nobody_can_run()
+    if why:
+        pytest.skip(why)
+    if not shutil.which("unshare") or not shutil.which("runuser"):
+        pytest.skip("needs unshare and runuser (util-linux)")
+    r = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c",
+         f"mount -t proc -o {opt} proc /proc && exec runuser -u nobody "
+         f"-- {sys.executable} -c \"$0\"", HIDEPID],
+        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
+        cwd="/", timeout=120)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    me, got, want = json.loads(r.stdout)
+    got = {row["pid"]: row for row in got}
+    want = {row["pid"]: row for row in want}
+    assert len(want) > 1 if opt == "hidepid=1" else len(want) >= 1
+    for pid, row in want.items():
+        if pid == me or not os.path.exists(f"/proc/{pid}"):
+            continue
+        assert pid in got, (pid, row)
+        for k in ("create_time",):
+            if isinstance(row[k], float):
+                row[k] = round(row[k], 2)
+                got[pid][k] = round(got[pid][k], 2)
+        assert got[pid] == row, (pid, got[pid], row)
+
+
 def test_memory_bounded_over_10000_calls():
     code = ("import getvalues as gv, resource\n"
             "def rss():\n"
