@@ -249,6 +249,15 @@ static void parse_round1(struct pt_table *t, struct pt_proc *p)
 	if (w & PT_BIT(F_SMAPS))
 		p->smaps_ok = !f[F_SMAPS].err &&
 			      pt_parse_smaps_rollup(&f[F_SMAPS], p->smaps);
+	/*
+	 * psutil's environ() turns ESRCH into NoSuchProcess, and
+	 * process_iter() leaves the process out: a kernel thread's environ
+	 * gives it (Linux 6.18), and so does a process whose mm is gone.
+	 */
+	if (f[F_ENVIRON].err == ESRCH) {
+		p->gone = true;
+		return;
+	}
 	for (int i = 0; i < PT_NFILE; i++)
 		if (is_lookup_err(f[i].err)) {
 			p->gone = !still_there(p->pid);

@@ -142,11 +142,21 @@ def test_zoo_parity_with_psutil(zoo):
     """Every attribute of every fixture process equal to psutil's (the
     counters between two readings); retried, as a busy machine may wake
     a sleeper between the readings (its status, its CPU): a wrong value
-    stays wrong in every round."""
-    bad, _ = oracle.persistent_mismatches(pids=set(zoo.values()),
-                                          exact=set(zoo.values()))
+    stays wrong in every round. environ apart: a zombie's gives ESRCH,
+    and psutil leaves a process out for it (NoSuchProcess), so a listing
+    with environ has no zombie to compare."""
+    pids = set(zoo.values())
+    no_env = [a for a in oracle.ATTRS if a != "environ"]
+    bad, _ = oracle.persistent_mismatches(pids=pids, exact=pids,
+                                          attrs=no_env)
     assert not bad, bad[:10]
-    rows = oracle.gv_table()
+    bad, _ = oracle.persistent_mismatches(pids=pids - {zoo["zombie"]},
+                                          exact=pids)
+    assert not bad, bad[:10]
+    ps = oracle.psutil_table(["pid", "environ"])
+    ours = oracle.gv_table(["pid", "environ"])
+    assert (zoo["zombie"] in ps) == (zoo["zombie"] in ours)
+    rows = oracle.gv_table(no_env)
     assert rows[zoo["zombie"]]["status"] == "zombie"
     assert rows[zoo["stopped"]]["status"] == "stopped"
     assert rows[zoo["spaces"]]["name"] == "a b) (c\nd"
@@ -211,14 +221,38 @@ def test_every_process_parity_with_psutil():
 
 
 def test_kernel_threads():
-    rows = oracle.gv_table()
+    """Kernel threads, every attribute but environ: theirs gives ESRCH,
+    which psutil turns into NoSuchProcess, leaving them out of a listing
+    that asks it (the next test)."""
+    attrs = [a for a in oracle.ATTRS if a != "environ"]
+    rows = oracle.gv_table(attrs)
     kthreads = [r for r in rows.values() if r["ppid"] == 2 or r["pid"] == 2]
     if not kthreads:
         pytest.skip("no kernel threads visible (a PID namespace)")
     bad, _ = oracle.persistent_mismatches(
-        pids={r["pid"] for r in kthreads})
+        pids={r["pid"] for r in kthreads}, attrs=attrs)
     assert not bad, bad[:10]
     assert all(r["cmdline"] == [] for r in kthreads)
+
+
+def test_kernel_threads_with_environ():
+    """Where a kernel thread's environ gives ESRCH, psutil's
+    process_iter() leaves it out of a listing that asks for environ, and
+    so does the table; where it gives an empty value, both list it."""
+    kthreads = kernel_thread_pids()
+    if not kthreads:
+        pytest.skip("no kernel threads visible (a PID namespace)")
+    pid = min(kthreads)
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            f.read()
+        esrch = False
+    except ProcessLookupError:
+        esrch = True
+    attrs = ["pid", "ppid", "environ"]
+    ps = oracle.psutil_table(attrs)
+    ours = oracle.gv_table(attrs)
+    assert (pid in ps) == (not esrch) == (pid in ours), (pid, esrch)
 
 
 CREDS = ["pid", "username", "uids", "gids", "num_threads", "memory_info",
