@@ -695,8 +695,11 @@ static PyObject *listing(PyObject *args, PyObject *kw,
 	PyObject *attrs = Py_None, *ad_value = Py_None, *out;
 	struct pt_table t = { 0 };
 	int order[PT_NATTR], n, err, threads = 0;
+	/* the function's own name in messages about its arguments */
+	const char *format = wrap ? "|OO$i:process_iter" :
+				    "|OO$i:process_table";
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$i:process_table",
+	if (!PyArg_ParseTupleAndKeywords(args, kw, format,
 					 kwlist, &attrs, &ad_value, &threads) ||
 	    parse_attrs(attrs, order, &n, &t.attrs) || pt_types_load())
 		return NULL;

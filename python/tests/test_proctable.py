@@ -667,6 +667,9 @@ def test_attrs_checked_as_psutil():
     assert set(gv.process_table([])[0]) == set(gv.process_table()[0])
     assert list(gv.process_table(("name", "pid", "name"))[0]) == \
         ["name", "pid"]
+    for f in (gv.process_table, gv.process_iter):
+        with pytest.raises(TypeError, match=f"for {f.__name__}\\(\\)"):
+            f(bogus=1)
 
 
 def test_cpu_percent_from_the_previous_call():
