@@ -23,20 +23,34 @@
  * readfile(): a quarter of 300 children kept a descriptor with a private
  * table. With a shared one, the child reads the parent's table as it is
  * when the child's handler runs, and must tell from it which numbers were
- * the library's when its descriptor table was taken. Hence sequence
- * numbers, in a shared header: forks started (prepare handlers run) and
- * forks done (parent handlers run). An entry's first word records the
- * owning thread and the forks done when it was made; the child of fork N
- * closes it only if fewer than N were done (it was made before this fork
- * was over, so its descriptor may be in the child's table). A close first
- * stores the forks started into the entry's second word, where it stays
- * through later entries of the same number, and the child of fork N closes
- * the numbers marked by forks N and later (closed after its fork began, so
- * open when it took the descriptor table, or opened and closed since). The
- * child then leaves the parent's table (mapped, unused) for one of its
- * own. The counters are 64-bit and the forks done in an entry 40-bit: a
- * call would have to stay open across 2^39 forks for the comparison to
+ * the library's when its descriptor table was taken: only those, for the
+ * child closes a number, and the number may be the caller's by then.
+ * Hence sequence numbers, in a shared header: forks started (prepare
+ * handlers run, before the descriptor table is taken) and forks done (all
+ * of the first N over: parent handlers run, after it was taken). An
+ * entry's first word records the owning thread and the forks started when
+ * it was made, after open() returned; the child of fork N closes it if
+ * fewer than N had started (opened before the fork began, and still open),
+ * or if kcmp(2) finds the child's descriptor the very file the parent
+ * still has under that number (opened while the fork ran, before the
+ * table was taken). A close stores into the entry's second word the forks done and how many
+ * forks before them had started since the entry was made: the child of
+ * fork N closes the number if N is one of those (open from before fork N
+ * began to after it was over, so in the child's table). The mark stays
+ * through later entries of the same number that no fork saw whole (a
+ * later one that did overwrites it, and the older fork's child may keep
+ * the descriptor). A close while a fork runs waits a little for it to be
+ * over: gv_fd_await(). The child then leaves the parent's table (mapped,
+ * unused) for one of its own. The counters are 64-bit, an entry's 40-bit:
+ * a call would have to stay open across 2^39 forks for the comparison to
  * wrap.
+ *
+ * It used to close what was closed after its fork began, and what another
+ * thread owned since before the fork was over. Both took numbers the
+ * library had opened after the descriptor table was taken: the parent's
+ * thread closes its end of a pipe as fork() returns, the library opens
+ * and closes the same number before the child's handler runs, and the
+ * child closed its own end of the pipe (some 5 forks in 200, from Python).
  *
  * The owner is the thread's id: unique among the live threads, and no
  * thread exits with an entry (a call closes its descriptors, a cancelled
@@ -47,11 +61,17 @@
  *
  * An entry is made after open() returns the descriptor and cleared (and
  * marked) before close(), so that it never names a number the caller may
- * already have reused. What remains is the window getvalues(3) documents:
- * a descriptor that open() returned, or that close() was about to take,
- * in the instant fork() began, may reach the child (O_CLOEXEC); and a
- * number that another thread of the caller closed, and this library took
- * again while fork() ran, could be closed in the child.
+ * already have reused. When in doubt the child keeps a descriptor: one
+ * that is the library's is O_CLOEXEC, one that is the caller's must stay.
+ * So what remains is the window getvalues(3) documents: a descriptor that
+ * open() returned while fork() ran (or in the instant before) and that was
+ * closed before the child's handler looked, or that was closed while a
+ * fork ran longer than the wait, may reach the child: whether the table
+ * was taken before or after, no one can tell. Nothing in the child closes
+ * a number that was not the library's when its descriptor table was
+ * taken. (Measured with tests/fork_reuse, a thread looping getvalues() of
+ * 8 files: a fifth to a half of the children keep one; without the wait,
+ * half of them.)
  *
  * The table has two levels of GV_FD_PAGE entries, mapped on first use and
  * kept for the life of the process (16 KiB per 1024 descriptor numbers in
@@ -59,12 +79,14 @@
  * memory could not be mapped are not entered: the same window.
  */
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -76,9 +98,12 @@
 #define GV_FD_BYTES	(GV_FD_PAGE * sizeof(struct gv_fd_entry))
 
 /*
- * An entry. own: bit 0, owned, by thread id (bits 1-23) since forks done
- * (bits 24-63, the low 40 bits of the count); 0, not owned. closed: the
- * forks started at the last close of the number, 0 if none.
+ * An entry. own: bit 0, owned, by thread id (bits 1-23) since forks
+ * started (bits 24-63, the low 40 bits of the count); 0, not owned.
+ * closed: the forks done at the last close of the number that a fork saw
+ * whole (bits 0-39, low bits), and how many forks before those were not
+ * started when it was opened (bits 40-63, at most 2^24 - 1: the older
+ * ones' children keep it); 0 if none.
  */
 struct gv_fd_entry {
 	uint64_t own;
@@ -87,13 +112,16 @@ struct gv_fd_entry {
 
 #define GV_FD_OWNED		1ull
 #define GV_FD_TID(v)		((pid_t)((v) >> 1) & 0x7fffff)
-#define GV_FD_DONE(v)		((v) >> 24)
-#define GV_FD_DONE_MASK		0xffffffffffull
+#define GV_FD_SINCE(v)		((v) >> 24)
+#define GV_FD_MASK		0xffffffffffull	/* 40-bit counts */
+#define GV_FD_SPAN(v)		((v) >> 40)
+#define GV_FD_SPAN_MAX		0xffffffull
 
 /* The counters first: one cache line with the first pages' pointers. */
 struct gv_fd_table {
 	uint64_t started;	/* forks whose prepare handler ran */
-	uint64_t done;		/* forks whose parent handler ran */
+	uint64_t finished;	/* forks whose parent handler ran */
+	uint64_t done;		/* the last @finished that was @started */
 	struct gv_fd_entry *pages[GV_FD_PAGES];
 };
 
@@ -370,18 +398,58 @@ GV_HOT int gv_fd_own(int fd)
 {
 	struct gv_fd_table *t;
 	struct gv_fd_entry *e;
-	uint64_t done;
+	uint64_t started;
 	pid_t tid = gv_tid_now();	/* checks the process */
 
 	t = gv_fd_level((void **)&gv_fd.fds, sizeof(*t), true);
 	e = gv_fd_slot(t, fd, true);
 	if (!e)
 		return fd;
-	done = __atomic_load_n(&t->done, __ATOMIC_SEQ_CST);
+	/* after open(): a fork counted in it took the descriptor table after */
+	started = __atomic_load_n(&t->started, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&e->own, GV_FD_OWNED |
 			 (uint64_t)(tid & 0x7fffff) << 1 |
-			 (done & GV_FD_DONE_MASK) << 24, __ATOMIC_SEQ_CST);
+			 (started & GV_FD_MASK) << 24, __ATOMIC_SEQ_CST);
 	return fd;
+}
+
+/*
+ * A descriptor open since before a fork began and closed while it runs may
+ * be in the child's table or not (closed after the fork took the table, or
+ * before), and the child then has to keep it. So its close waits for the
+ * forks to be over, but not long and once per fork and thread: fork()
+ * never waits for a call, and the child of a fork that takes longer (of a
+ * large process, or one whose handler waits for this thread) keeps it.
+ * Returns the forks done.
+ */
+#define GV_FD_WAIT_NS	2000000L
+
+static __thread uint64_t gv_fd_waited;	/* the forks started, last wait */
+
+static __attribute__((noinline, cold)) uint64_t
+gv_fd_await(struct gv_fd_table *t, uint64_t started)
+{
+	uint64_t done = __atomic_load_n(&t->done, __ATOMIC_SEQ_CST);
+	struct timespec now, end;
+
+	if (gv_fd_waited == started)
+		return done;
+	gv_fd_waited = started;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_nsec += GV_FD_WAIT_NS;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (done < started) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec &&
+						now.tv_nsec >= end.tv_nsec))
+			break;
+		sched_yield();
+		done = __atomic_load_n(&t->done, __ATOMIC_SEQ_CST);
+	}
+	return done;
 }
 
 /* Inline in gv_fd_flush() too, which disowns a call's descriptors. */
@@ -389,16 +457,30 @@ static inline __attribute__((always_inline)) void gv_fd_disown_now(int fd)
 {
 	struct gv_fd_table *t;
 	struct gv_fd_entry *e;
+	uint64_t own, done, started, span;
 
 	gv_self_check();
 	t = __atomic_load_n(&gv_fd.fds, __ATOMIC_ACQUIRE);
 	e = gv_fd_slot(t, fd, false);
 	if (!e)
 		return;
-	/* marked before the entry goes, so that a child always sees one */
-	__atomic_store_n(&e->closed, __atomic_load_n(&t->started,
-						     __ATOMIC_SEQ_CST),
-			 __ATOMIC_SEQ_CST);
+	/*
+	 * The forks that began after the entry was made and were over
+	 * before close(): those whose children have the descriptor for
+	 * sure. None, and the last mark stays. Marked before the entry
+	 * goes, so that a child always sees one.
+	 */
+	own = __atomic_load_n(&e->own, __ATOMIC_RELAXED);
+	done = __atomic_load_n(&t->done, __ATOMIC_SEQ_CST);
+	started = __atomic_load_n(&t->started, __ATOMIC_SEQ_CST);
+	if (__builtin_expect(started != done, 0) && (own & GV_FD_OWNED) &&
+	    ((GV_FD_SINCE(own) - started) & GV_FD_MASK) > GV_FD_MASK / 2)
+		done = gv_fd_await(t, started);
+	span = (done - GV_FD_SINCE(own)) & GV_FD_MASK;
+	if ((own & GV_FD_OWNED) && span && span <= GV_FD_MASK / 2)
+		__atomic_store_n(&e->closed, (done & GV_FD_MASK) |
+				 (span < GV_FD_SPAN_MAX ? span :
+				  GV_FD_SPAN_MAX) << 40, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&e->own, 0, __ATOMIC_SEQ_CST);
 }
 
@@ -434,6 +516,7 @@ void gv_fd_test_forks(uint64_t n)
 	t = gv_fd_level((void **)&gv_fd.fds, sizeof(*t), true);
 	if (t) {
 		__atomic_add_fetch(&t->started, n, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&t->finished, n, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&t->done, n, __ATOMIC_SEQ_CST);
 	}
 }
@@ -455,27 +538,58 @@ static void gv_fork_prepare(void)
 	gv_fork_table = t;
 }
 
+/*
+ * Forks done moves only when every fork started is over: with two threads
+ * forking, the second may end first, and its count would say the first's
+ * descriptor table was taken when it may not have been yet. Then it lags
+ * until no fork runs: a child may keep a descriptor, none loses one.
+ */
 static void gv_fork_parent(void)
 {
 	struct gv_fd_table *t = gv_fork_table;
+	uint64_t n, d;
 
 	gv_fork_table = NULL;
-	if (t)
-		__atomic_add_fetch(&t->done, 1, __ATOMIC_SEQ_CST);
+	if (!t)
+		return;
+	n = __atomic_add_fetch(&t->finished, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&t->started, __ATOMIC_SEQ_CST) != n)
+		return;
+	d = __atomic_load_n(&t->done, __ATOMIC_SEQ_CST);
+	while (d < n && !__atomic_compare_exchange_n(&t->done, &d, n, false,
+						     __ATOMIC_SEQ_CST,
+						     __ATOMIC_SEQ_CST))
+		;
 }
 
-/* Whether the child of this fork closes the number of an entry. */
-static bool gv_fd_child_closes(uint64_t own, uint64_t closed)
+/*
+ * Whether the child's descriptor @fd is the very file the parent's @fd is
+ * now (kcmp(2)): a descriptor of the library that the parent still holds
+ * and the child took. Not known (no kcmp(2), or not allowed): no.
+ */
+static bool gv_fd_is_parents(int fd)
+{
+	return syscall(SYS_kcmp, getpid(), getppid(), KCMP_FILE, fd, fd) == 0;
+}
+
+/*
+ * Whether the child of this fork closes @fd, the number of an entry: only
+ * if the library's descriptor is in its table for sure.
+ */
+static bool gv_fd_child_closes(int fd, uint64_t own, uint64_t closed)
 {
 	uint64_t fork = gv_this_fork;
 
-	/* closed after this fork began */
-	if (closed >= fork)
-		return true;
-	/* owned by another thread since before this fork was over */
-	return (own & GV_FD_OWNED) && GV_FD_TID(own) != gv_fork_tid &&
-	       ((GV_FD_DONE(own) - fork) & GV_FD_DONE_MASK) >
-	       GV_FD_DONE_MASK / 2;
+	if ((own & GV_FD_OWNED) && GV_FD_TID(own) != gv_fork_tid) {
+		/* owned by another thread since before this fork began */
+		if (((GV_FD_SINCE(own) - fork) & GV_FD_MASK) > GV_FD_MASK / 2)
+			return true;
+		/* since it began: before the table was taken, or after */
+		if (gv_fd_is_parents(fd))
+			return true;
+	}
+	/* open from before this fork began to after it was over */
+	return ((closed - fork) & GV_FD_MASK) < GV_FD_SPAN(closed);
 }
 
 /*
@@ -500,7 +614,7 @@ static void gv_fd_leave(int *mine, unsigned int *nmine, unsigned int max)
 			if ((own & GV_FD_OWNED) &&
 			    GV_FD_TID(own) == gv_fork_tid && *nmine < max)
 				mine[(*nmine)++] = fd;
-			else if (gv_fd_child_closes(own, closed))
+			else if (gv_fd_child_closes(fd, own, closed))
 				syscall(SYS_close, fd);
 		}
 	}
