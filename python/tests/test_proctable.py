@@ -249,6 +249,8 @@ def test_kernel_threads_with_environ():
         esrch = False
     except ProcessLookupError:
         esrch = True
+    except PermissionError:     # another user's: AccessDenied, listed
+        esrch = False
     attrs = ["pid", "ppid", "environ"]
     ps = oracle.psutil_table(attrs)
     ours = oracle.gv_table(attrs)
