@@ -585,7 +585,6 @@ static int parse_attrs(PyObject *attrs, int *order, int *n, uint64_t *mask)
 	return 0;
 }
 
-/* One process's dict of the attributes of @order. */
 /*
  * What psutil reads from /proc/PID/stat: AccessDenied, so ad_value, where
  * stat was refused (hidepid=1).
@@ -595,6 +594,7 @@ static int parse_attrs(PyObject *attrs, int *order, int *n, uint64_t *mask)
 		   PT_BIT(A_CPU_TIMES) | PT_BIT(A_CPU_NUM) | \
 		   PT_BIT(A_NUM_THREADS) | PT_BIT(A_CPU_PERCENT))
 
+/* One process's dict of the attributes of @order. */
 static PyObject *row(struct ctx *c, struct pt_proc *p, const int *order,
 		     int n)
 {
