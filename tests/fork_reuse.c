@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <getvalues.h>
@@ -39,7 +38,7 @@
 
 #define FORKS		1000	/* at most, */
 #define RUN_MS		3000	/* and for at most this long */
-#define WAIT_NS		200000000L	/* a child waits at most this */
+#define WAIT_MS		200		/* a child waits at most this */
 #define NAMES		8	/* the loop's call: this many files */
 #define MAX_FDS		256
 
@@ -54,14 +53,6 @@ struct shared {
 static struct shared *sh;
 static unsigned int this_fork;	/* the child's copy: its fork */
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
  * Before the library's child handler: wait until the parent has closed its
  * write end and the loop has made two calls since, as a child that the
@@ -69,15 +60,15 @@ static long long now_ns(void)
  */
 static void slow_child(void)
 {
-	long long until = now_ns() + WAIT_NS;
+	long long until = t_now_ms() + WAIT_MS;
 	unsigned long c;
 
 	if (!sh || !atomic_load(&sh->armed))
 		return;
-	while (atomic_load(&sh->closed) != this_fork && now_ns() < until)
+	while (atomic_load(&sh->closed) != this_fork && t_now_ms() < until)
 		sched_yield();
 	c = atomic_load(&sh->calls);
-	while (atomic_load(&sh->calls) < c + 2 && now_ns() < until)
+	while (atomic_load(&sh->calls) < c + 2 && t_now_ms() < until)
 		sched_yield();
 }
 
