@@ -174,26 +174,32 @@ static int pt_call(struct name_val *vec, size_t n, void **buf, bool alone)
 }
 
 /*
- * The entries of @vec (@n) that got EMFILE or ENFILE, read again with the
- * module's other calls kept out: a descriptor that another thread's call
- * held may be free now. 0, or the errno of the call.
+ * The entries of @vec (@n) that got EMFILE or ENFILE, if any, read again
+ * with the module's other calls kept out: a descriptor that another
+ * thread's call held may be free now. 0, or the errno of the call.
  */
 static int pt_batch_retry(struct pt_table *t, struct name_val *vec, size_t n)
 {
-	struct name_val *again = malloc(n * sizeof(*again));
-	size_t *at = malloc(n * sizeof(*at)), k = 0;
+	struct name_val *again;
+	size_t *at, k = 0;
 	void *buf = NULL;
-	int err = 0;
+	int err;
 
+	for (size_t i = 0; i < n; i++)
+		k += pt_no_fd(vec[i].error);
+	if (!k)
+		return 0;
+	again = malloc(k * sizeof(*again));
+	at = malloc(k * sizeof(*at));
 	if (!again || !at) {
 		free(again);
 		free(at);
 		return ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0, j = 0; i < n; i++)
 		if (pt_no_fd(vec[i].error)) {
-			again[k] = (struct name_val){ .name = vec[i].name };
-			at[k++] = i;
+			again[j] = (struct name_val){ .name = vec[i].name };
+			at[j++] = i;
 		}
 	err = pt_call(again, k, &buf, true);
 	if (!err && pt_push_buf(t, buf))
@@ -229,7 +235,6 @@ static int pt_batch_fatal(const struct name_val *vec, size_t n)
 static int pt_batch_call(struct pt_table *t, struct name_val *vec, size_t n)
 {
 	void *buf = NULL;
-	bool no_fd = false;
 	int err = pt_call(vec, n, &buf, false);
 
 	if (pt_no_fd((uint32_t)err))
@@ -238,10 +243,7 @@ static int pt_batch_call(struct pt_table *t, struct name_val *vec, size_t n)
 		return err;
 	if (pt_push_buf(t, buf))
 		return ENOMEM;
-	for (size_t i = 0; i < n && !no_fd; i++)
-		no_fd = pt_no_fd(vec[i].error);
-	if (no_fd)
-		err = pt_batch_retry(t, vec, n);
+	err = pt_batch_retry(t, vec, n);
 	return err ? err : pt_batch_fatal(vec, n);
 }
 
