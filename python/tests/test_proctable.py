@@ -317,6 +317,16 @@ NO_IOCTL = ("import ctypes, json, struct, sys\n"
             "                  gv.process_table(attrs)]))\n")
 
 
+def run_refused(nr, err, req=-1, attrs=None):
+    """NO_IOCTL's child with system call @nr (ioctl request @req, or any)
+    refused with @err, listing @attrs (a list) or its own."""
+    return subprocess.run(
+        [sys.executable, "-c", NO_IOCTL, str(nr), str(req), str(err)] +
+        ([",".join(attrs)] if attrs else []),
+        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
+        timeout=60)
+
+
 @pytest.mark.skipif(os.uname().machine != "x86_64",
                     reason="the seccomp filter knows x86-64's numbers")
 @pytest.mark.parametrize("nr,req,err", [
@@ -328,10 +338,7 @@ def test_credentials_without_the_ioctl(zoo, nr, req, err):
     """Where the kernel refuses pidfd_open() or PIDFD_GET_INFO (a seccomp
     filter makes it so), status gives the credentials: psutil's values,
     in the listing that met the refusal and in the next one."""
-    r = subprocess.run(
-        [sys.executable, "-c", NO_IOCTL, str(nr), str(req), str(err)],
-        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
-        timeout=60)
+    r = run_refused(nr, err, req)
     assert r.returncode == 0, r.stderr
     ps = oracle.psutil_table(["pid", "username", "uids", "gids"])
     for rows in json.loads(r.stdout):
@@ -343,23 +350,15 @@ def test_credentials_without_the_ioctl(zoo, nr, req, err):
             assert tuple(rows[pid]["gids"]) == tuple(want["gids"]), pid
 
 
-def run_refused(nr, err):
-    """NO_IOCTL's child with system call @nr refused with @err, listing
-    pid, name and exe (which kernel threads do not have: ENOENT)."""
-    return subprocess.run(
-        [sys.executable, "-c", NO_IOCTL, str(nr), "-1", str(err),
-         "pid,name,exe"],
-        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
-        timeout=60)
-
 
 @pytest.mark.skipif(os.uname().machine != "x86_64",
                     reason="the seccomp filter knows x86-64's numbers")
 def test_faccessat2_refused(zoo):
     """faccessat2() refused with EPERM (older container profiles): no
     process is taken for gone, kernel threads included (the check after
-    ENOENT is a stat(2), as psutil's os.path.exists())."""
-    r = run_refused(439, 1)
+    ENOENT is a stat(2), as psutil's os.path.exists()). exe: kernel
+    threads have none (ENOENT)."""
+    r = run_refused(439, 1, attrs=["pid", "name", "exe"])
     assert r.returncode == 0, r.stderr
     for rows in json.loads(r.stdout):
         pids = {row["pid"] for row in rows}
@@ -374,9 +373,20 @@ def test_openat2_refused():
     """openat2() refused as a kernel before 5.6 refuses it: the library
     opens nothing, and the listing raises OSError(ENOSYS) rather than
     return no process at all."""
-    r = run_refused(437, errno.ENOSYS)
+    r = run_refused(437, errno.ENOSYS, attrs=["pid", "name", "exe"])
     assert r.returncode != 0
     assert b"OSError: [Errno 38]" in r.stderr, r.stderr[-300:]
+
+
+def run_in_mount_ns(setup, code, user=None):
+    """@code in a new interpreter (as @user, with runuser), in a private
+    mount namespace after the shell command @setup (root only)."""
+    run = f"runuser -u {user} -- " if user else ""
+    return subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c",
+         f"{setup} && exec {run}{sys.executable} -c \"$0\"", code],
+        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
+        cwd="/", timeout=120)
 
 
 @pytest.mark.skipif(os.getuid() != 0 or not shutil.which("unshare"),
@@ -400,12 +410,7 @@ def test_username_of_a_long_passwd_entry(zoo, tmp_path):
             "rows = gv.process_table(['pid', 'username'])\n"
             "print(json.dumps([want, {r['pid']: r['username'] "
             "for r in rows}]))\n")
-    r = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "sh", "-c",
-         f"mount --bind {long_passwd} /etc/passwd && "
-         f"exec {sys.executable} -c \"$0\"", code],
-        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
-        timeout=60)
+    r = run_in_mount_ns(f"mount --bind {long_passwd} /etc/passwd", code)
     assert r.returncode == 0, r.stderr
     want, names = json.loads(r.stdout)
     assert want != str(NOBODY)
@@ -779,12 +784,8 @@ def test_hidepid(zoo, opt):
         pytest.skip(why)
     if not shutil.which("unshare") or not shutil.which("runuser"):
         pytest.skip("needs unshare and runuser (util-linux)")
-    r = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "sh", "-c",
-         f"mount -t proc -o {opt} proc /proc && exec runuser -u nobody "
-         f"-- {sys.executable} -c \"$0\"", HIDEPID],
-        env=dict(os.environ, PYTHONPATH=MODULE_DIR), capture_output=True,
-        cwd="/", timeout=120)
+    r = run_in_mount_ns(f"mount -t proc -o {opt} proc /proc", HIDEPID,
+                        user="nobody")
     assert r.returncode == 0, r.stderr.decode()[-2000:]
     me, got, want = json.loads(r.stdout)
     got = {row["pid"]: row for row in got}
