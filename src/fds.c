@@ -32,12 +32,12 @@
  * it was made, after open() returned; the child of fork N closes it if
  * fewer than N had started (opened before the fork began, and still open),
  * or if kcmp(2) finds the child's descriptor the very file the parent
- * still has under that number (opened while the fork ran, before the
- * table was taken). A close stores into the entry's second word the forks done and how many
- * forks before them had started since the entry was made: the child of
- * fork N closes the number if N is one of those (open from before fork N
- * began to after it was over, so in the child's table). The mark stays
- * through later entries of the same number that no fork saw whole (a
+ * still has under that number (opened while the fork ran, before the table
+ * was taken). A close stores into the entry's second word the forks done
+ * and how many forks before them had started since the entry was made: the
+ * child of fork N closes the number if N is one of those (open from before
+ * fork N began to after it was over, so in the child's table). The mark
+ * stays through later entries of the same number that no fork saw whole (a
  * later one that did overwrites it, and the older fork's child may keep
  * the descriptor). A close while a fork runs waits a little for it to be
  * over: gv_fd_await(). The child then leaves the parent's table (mapped,

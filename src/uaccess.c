@@ -87,10 +87,16 @@ bool gv_uaccess_piped(void)
 	return __atomic_load_n(&gv_use_pipe, __ATOMIC_RELAXED);
 }
 
-/* Errors that say the mechanism is unavailable, not that memory is bad. */
+/* Errors that say a system call is missing or filtered, not memory bad. */
+static bool gv_refused(int err)
+{
+	return err == ENOSYS || err == EPERM || err == EACCES;
+}
+
+/* Whether @err says process_vm_readv/writev are refused: the pipe then. */
 bool gv_pvm_unavailable(int err)
 {
-	if (err != ENOSYS && err != EPERM && err != EACCES)
+	if (!gv_refused(err))
 		return false;
 	__atomic_store_n(&gv_use_pipe, 1, __ATOMIC_RELAXED);
 	return true;
@@ -137,8 +143,7 @@ static ssize_t gv_pipe_put(const void *buf, size_t len)
 
 			return more > 0 ? n + more : n;
 		}
-		if (n >= 0 || (errno != ENOSYS && errno != EPERM &&
-			       errno != EACCES))
+		if (n >= 0 || !gv_refused(errno))
 			return n;
 		__atomic_store_n(&gv_no_vmsplice, 1, __ATOMIC_RELAXED);
 	}
