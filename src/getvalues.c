@@ -92,7 +92,10 @@ static int gv_dup_origin(struct gv_ctx *ctx, int dfd, const char *path,
 /*
  * Copy the caller's vector in, in growing chunks, so that a huge @num with
  * a small readable vector fails with EFAULT rather than ENOMEM. The copy
- * is scratch memory (scratch.c): a big vector reuses the last call's.
+ * is scratch memory (scratch.c): a big vector reuses the last call's, and
+ * the first chunk fills all of it, so that a program asking for the same
+ * table again copies it in one process_vm_readv(2), not one per doubling
+ * (7 for a table of 1000 mounts' 13 fields).
  */
 static int gv_copy_vec(const struct name_val *uvec, size_t num,
 		       struct name_val **out, struct gv_preread *pre)
@@ -119,7 +122,9 @@ static int gv_copy_vec(const struct name_val *uvec, size_t num,
 				return -ENOMEM;
 			}
 			vec = p;
-			cap = ncap;
+			cap = gv_scratch_cap(p) / sizeof(*vec);
+			if (cap > num)
+				cap = num;
 		}
 		if (n > cap - have)
 			n = cap - have;

@@ -100,6 +100,16 @@ static int gv_iov_reserve(struct gv_walk *w, size_t n)
  * uaccess.c takes them in one piece (a writev(2) of 1024 pieces of 20
  * bytes costs 14 us, a write(2) of them 8 us). Returns the number of
  * iovecs.
+ *
+ * Each result's line of the caller's vector is prefetched for writing as
+ * its iovec is made: by the time the results go out, the vector the
+ * caller filled before the call has mostly left the caches (6 MB for
+ * 10000 mounts' 13 fields), and the readv(2) that writes it would wait
+ * for each line in turn. A prefetch is a hint that never faults, on an
+ * unmapped or read-only address either (x86 PREFETCHh, arm64 PRFM; GCC
+ * documents __builtin_prefetch() so): the library learns nothing from it
+ * and changes nothing, the lines only come in while the other iovecs are
+ * made. 2-3% of a table of 10000 mounts (bench/mounts).
  */
 static size_t gv_walk_iov(struct gv_walk *w, size_t from, size_t nres,
 			  size_t *to)
@@ -133,6 +143,8 @@ static size_t gv_walk_iov(struct gv_walk *w, size_t from, size_t nres,
 		w->riov[n] = (struct iovec){
 			(void *)(w->uvec + i * sizeof(struct name_val) +
 				 GV_RESULT_OFF), GV_RESULT_LEN };
+		/* the line readv(2) will write: see the comment above */
+		__builtin_prefetch(w->riov[n].iov_base, 1, 3);
 		n++;
 	}
 	*to = i;
