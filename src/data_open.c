@@ -161,6 +161,29 @@ int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
 }
 
 /*
+ * EXDEV for the last component @base of @dfd on autofs: a key that is
+ * there is an automount point, or a mount point once mounted; SPEC v3:
+ * an automount point is a directory to data: (ENODATA), a mount on it is
+ * not crossed (EXDEV). lookup.c tells them apart without triggering one.
+ */
+static int gv_data_autofs(int dfd, const char *base)
+{
+	struct statx at, in;
+	int err = gv_autofs_statx(dfd, base, AT_SYMLINK_NOFOLLOW,
+				  STATX_TYPE | STATX_MNT_ID, &at);
+
+	if (err)
+		return err;
+	if (statx(dfd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+		  &in))
+		return -errno;
+	if (S_ISDIR(at.stx_mode) && (at.stx_mask & in.stx_mask & STATX_MNT_ID) &&
+	    at.stx_mnt_id == in.stx_mnt_id)
+		return -ENODATA;
+	return -EXDEV;
+}
+
+/*
  * data:SUBPATH, SUBPATH not empty. GV_DATA_TRY where the shortcut applies
  * (the caller opens by name); else the last component pinned and judged:
  * GV_DATA_FILE (@f->fd open for reading), GV_DATA_LINK (@f->fd the O_PATH
@@ -180,6 +203,8 @@ int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f)
 		return dfd;
 	/* RESOLVE_NO_XDEV: a mount point as the last component is EXDEV */
 	pin = gv_open_beneath(ctx, dfd, base, O_PATH | O_NOFOLLOW);
+	if (pin == -EXDEV && gv_origin_magic(ctx) == AUTOFS_SUPER_MAGIC)
+		return gv_data_autofs(dfd, base);
 	if (pin < 0)
 		return pin;
 	kind = gv_data_open_pinned(ctx, pin, sub, f);

@@ -15,14 +15,6 @@
 #include "groups.h"
 #include "lookup.h"
 
-struct gv_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 static int gv_dir_names(int fd, struct gv_out *out)
 {
 	char buf[8192] __attribute__((aligned(8)));	/* ~250 names a call */

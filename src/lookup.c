@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -177,6 +178,58 @@ void gv_lookup_release(struct gv_ctx *ctx)
 {
 	gv_dir_release(ctx);
 	gv_proc_release(ctx);
+}
+
+/* Whether the directory @dfd lists @base: 1, 0, or -errno. */
+static int gv_dir_lists(int dfd, const char *base)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int found = 0;
+	long n;
+
+	if (fd < 0)
+		return -errno;
+	gv_fd_own(fd);
+	while (!found && (n = syscall(SYS_getdents64, fd, buf,
+				      sizeof(buf))) > 0)
+		for (long off = 0; off < n && !found;) {
+			struct gv_dirent64 *d = (void *)(buf + off);
+
+			off += d->d_reclen;
+			found = !strcmp(d->d_name, base);
+		}
+	if (!found && n < 0)
+		found = -errno;
+	gv_fd_close(fd);
+	return found;
+}
+
+/*
+ * The last component @base of a SUBPATH on autofs, in its directory @dfd,
+ * after RESOLVE_NO_XDEV refused it with EXDEV, as it refuses every name of
+ * an autofs directory whose transit autofs manages (fs/namei.c,
+ * __traverse_mounts()): a key an indirect map has mounted, has not mounted
+ * yet, or does not have. Only a lookup may tell them apart, and a lookup
+ * of a name that is not there makes a negative dentry that asks the daemon
+ * to mount it, AT_NO_AUTOMOUNT or not (follow_automount()). So the
+ * directory's listing is read first, which the dcache alone answers
+ * (dcache_readdir()): a name it lists is a dentry with an inode, which
+ * statx(2) with AT_NO_AUTOMOUNT describes without triggering anything; a
+ * name it does not list stays EXDEV (SPEC v3: the lookup would go through
+ * an automount point), as the native call gives it. A key that the daemon
+ * removes between the listing and the statx(2) is asked of it as stat(2)
+ * would ask. Returns 0 with @stx filled, or -errno.
+ */
+int gv_autofs_statx(int dfd, const char *base, int flags, unsigned int mask,
+		    struct statx *stx)
+{
+	int listed = gv_dir_lists(dfd, base);
+
+	if (listed <= 0)
+		return listed < 0 ? listed : -EXDEV;
+	return statx(dfd, base, flags | AT_NO_AUTOMOUNT, mask, stx) ? -errno :
+								       0;
 }
 
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs)

@@ -11,9 +11,19 @@
 #include <stdint.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 #include "ctx.h"
+
+/* A record of getdents64(2) */
+struct gv_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
 
 /* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
 bool gv_subpath_valid(const char *sub);
@@ -22,6 +32,8 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
 		    int oflags);
+int gv_autofs_statx(int dfd, const char *base, int flags, unsigned int mask,
+		    struct statx *stx);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
 uint32_t gv_origin_magic_slow(struct gv_ctx *ctx);
 

@@ -45,6 +45,30 @@ static int gv_statx_confined(struct gv_ctx *ctx, const char *sub,
 	return err;
 }
 
+/*
+ * The last component, from its directory @dfd (or $ORIGIN itself, @base
+ * ""). On autofs, a name is first pinned with RESOLVE_NO_XDEV, which never
+ * asks the daemon: a name autofs does not manage is described as anywhere
+ * else; one it manages (EXDEV) is looked for in the directory's listing
+ * before any lookup that could ask the daemon to mount it (lookup.c).
+ */
+static int gv_statx_last(struct gv_ctx *ctx, int dfd, const char *base,
+			 int flags, struct statx *stx)
+{
+	int pin;
+
+	if (*base && gv_origin_magic(ctx) == AUTOFS_SUPER_MAGIC) {
+		pin = gv_open_beneath(ctx, dfd, base, O_PATH | O_NOFOLLOW);
+		if (pin == -EXDEV)
+			return gv_autofs_statx(dfd, base, flags, GV_STATX_MASK,
+					       stx);
+		if (pin < 0)
+			return pin;
+		gv_fd_defer(&ctx->closing, pin);
+	}
+	return statx(dfd, base, flags, GV_STATX_MASK, stx) ? -errno : 0;
+}
+
 struct gv_stat_cache {
 	bool valid;
 	bool follow;
@@ -93,7 +117,7 @@ static int gv_statx(struct gv_ctx *ctx, const struct gv_req *req,
 	}
 	c->valid = true;
 	c->follow = follow;
-	c->err = statx(dfd, base, flags, GV_STATX_MASK, &c->stx) ? -errno : 0;
+	c->err = gv_statx_last(ctx, dfd, base, flags, &c->stx);
 	if (!c->err && follow && (flags & AT_SYMLINK_NOFOLLOW) &&
 	    S_ISLNK(c->stx.stx_mode))
 		c->err = gv_statx_confined(ctx, sub, &c->stx);
