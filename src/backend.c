@@ -155,7 +155,7 @@ static const struct gv_backend *gv_backend_whole_of(enum gv_backend_id *id)
 	*id = gv_backend_auto(*id, GV_BACKEND_AUTO);
 	be = *id > GV_BACKEND_AUTO && *id < (int)GV_ARRAY_SIZE(gv_backends) ?
 		gv_backends[*id] : NULL;
-	return be && be->getvalues ? be : NULL;
+	return be && be->whole_call ? be : NULL;
 }
 
 bool gv_backend_whole(enum gv_backend_id id)
@@ -172,7 +172,7 @@ int gv_backend_getvalues(enum gv_backend_id id, int dfd, const char *path,
 	if (!be)
 		return -EGV_SYNC;
 	gv_last = id;
-	return be->getvalues(dfd, path, vec, num, flags, next);
+	return be->whole_call(dfd, path, vec, num, flags, next);
 }
 
 /*

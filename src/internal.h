@@ -108,7 +108,7 @@ struct gv_backend {
 	 * all itself (native). The count of entries handled, or -errno.
 	 * @next writes out the shorthand of the entries it splits off.
 	 */
-	int (*getvalues)(int dfd, const char *path, struct name_val *vec,
+	int (*whole_call)(int dfd, const char *path, struct name_val *vec,
 			 size_t num, unsigned int flags,
 			 gv_prefix_next_fn *next);
 };

@@ -495,5 +495,5 @@ const struct gv_backend gv_backend_native = {
 	.name = "native",
 	.probe = gv_native_probe,
 	.readfile = gv_native_readfile,
-	.getvalues = gv_native_getvalues,
+	.whole_call = gv_native_getvalues,
 };

@@ -56,7 +56,7 @@ struct mnt_column {
 	bool number;		/* right-aligned; a JSON number */
 };
 
-/* mounts.c: the columns, in --help's order */
+/* columns.c: the columns, in --help's order */
 #define NMNT_COLUMNS		19
 #define MNT_COLUMNS_DEFAULT	"target,source,fstype,options"
 extern const struct mnt_column mnt_columns[NMNT_COLUMNS];
@@ -122,9 +122,6 @@ struct formatter {
 		      const struct mtable *t);
 };
 
-/* main.c */
-void cmd_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* options.c: -1 to go on, or the exit status */
 int parse_args(int argc, char **argv, struct gv_cmd *cmd);
 bool backend_known(const char *name);
@@ -139,18 +136,23 @@ int fetch_values(const struct gv_cmd *cmd, struct entry *e, size_t n,
 		 void **bufp);
 
 /* explain.c */
+void cmd_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *explain(const struct gv_cmd *cmd, const struct entry *e,
 		    char *msg, size_t size);
 void report_error(const struct gv_cmd *cmd, const struct entry *e);
 void report_call_error(const struct gv_cmd *cmd, int err);
 const char *entry_fs_name(const struct entry *e);
 
-/* format.c */
+/* escape.c */
 size_t put_escaped(FILE *f, const char *s, size_t n);
+
+/* format.c */
 extern const struct formatter fmt_text, fmt_raw, fmt_json;
 
-/* mounts.c */
+/* columns.c */
 const struct mnt_column *mnt_column_find(const char *name, size_t len);
+
+/* mounts.c */
 int run_mounts(const struct gv_cmd *cmd);
 
 /* mntopts.c */

@@ -1,18 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
  * explain.c - messages a person reads: what went wrong with an entry or
- * with the whole call, in words that fit the name, and the names of file
- * systems.
+ * with the whole call, in words that fit the name, the names of file
+ * systems, and the command's own warnings (cmd_warnx()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
 #include "cmd.h"
+
+/* A message of the command's own: "getvalues: " and a line. */
+void __attribute__((format(printf, 1, 2))) cmd_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 /*
  * The names of a group, as getvalues(3) lists them ("" for the groups),

@@ -14,22 +14,10 @@
  */
 #include <errno.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-
-void __attribute__((format(printf, 1, 2))) cmd_warnx(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static int run_values(const struct gv_cmd *cmd)
 {

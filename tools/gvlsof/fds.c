@@ -541,7 +541,7 @@ static void efsys_fetch(struct gid *gs, size_t n)
 		stat_get(&b, d->i_stat, &d->st);
 		d->st_err = d->st.err;
 	}
-	batch_free(&b);
+	batch_release(&b);
 }
 
 /* Rounds 3 to 5 for the descriptors of the admitted ids of @gs. */
@@ -573,7 +573,7 @@ void round_fds(struct gid *gs, size_t n)
 	anon_take(gs, n, &b);
 	batch_reset(&b);
 	if (!n) {
-		batch_free(&b);
-		batch_free(&l);
+		batch_release(&b);
+		batch_release(&l);
 	}
 }

@@ -3,7 +3,8 @@
  * fetch.c - the values of a round fetched: its names gathered in a batch,
  * many names, one getvalues_alloc_each() call (which makes more if a value
  * overflows), and a large batch shared out between threads, one per CPU,
- * so that the system calls of one round run on every CPU.
+ * so that the system calls of one round run on every CPU; and the stat
+ * fields of one object, asked and read back (stat_names(), stat_get()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "gvlsof.h"
@@ -502,7 +504,7 @@ void batch_reset(struct batch *b)
 	b->names_len = 0;
 }
 
-void batch_free(struct batch *b)
+void batch_release(struct batch *b)
 {
 	batch_reset(b);
 	free(b->bufs);
@@ -574,3 +576,60 @@ bool val_dev(const struct batch *b, size_t i, dev_t *dev)
 	return true;
 }
 
+/* ------------------------------------------------------------------ */
+/* Stat fields.                                                        */
+
+bool stat_nlink;		/* fetch nlink too (-L, +L, -F k) */
+
+static unsigned type_bits(const char *v, size_t len)
+{
+	static const struct { const char *name; unsigned fmt; } t[] = {
+		{ "reg", S_IFREG }, { "dir", S_IFDIR }, { "lnk", S_IFLNK },
+		{ "chr", S_IFCHR }, { "blk", S_IFBLK }, { "fifo", S_IFIFO },
+		{ "sock", S_IFSOCK },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (strlen(t[i].name) == len && !memcmp(t[i].name, v, len))
+			return t[i].fmt;
+	return 0;
+}
+
+/*
+ * The stat names of one object; the fields share one statx in the library
+ * when they follow each other. Returns the index of the first.
+ */
+size_t stat_names(struct batch *b, const char *group, const char *sub)
+{
+	static const char *const fields[2][6] = {
+		{ ":type", ":dev", ":rdev", ":ino", ":size", ":nlink" },
+		{ ":type:", ":dev:", ":rdev:", ":ino:", ":size:", ":nlink:" },
+	};
+	int s = *sub ? 1 : 0;
+	size_t first = batch_add_parts(b, group, fields[s][0], sub, -1);
+
+	for (int k = 1; k < (stat_nlink ? 6 : 5); k++)
+		batch_add_parts(b, group, fields[s][k], sub, -1);
+	return first;
+}
+
+/* The values of stat_names() from @first on into @fi. */
+void stat_get(const struct batch *b, size_t first, struct finfo *fi)
+{
+	size_t len;
+	int err;
+	const char *v = val(b, first, &len, &err);
+
+	*fi = (struct finfo){ .err = err };
+	if (!v)
+		return;
+	fi->mode = type_bits(v, len);
+	if (!val_dev(b, first + 1, &fi->dev) ||
+	    !val_dev(b, first + 2, &fi->rdev) ||
+	    !val_u64(b, first + 3, &fi->ino) ||
+	    !val_u64(b, first + 4, &fi->size) ||
+	    (stat_nlink && !val_u64(b, first + 5, &fi->nlink))) {
+		fi->err = b->vec[first + 4].error ? (int)b->vec[first + 4].error
+						  : EIO;
+	}
+}

@@ -390,7 +390,7 @@ static int list_dir(const char *dir, struct dirent_gv **out, size_t *n)
 	err = batch_run(&b, dir);
 	v = err ? NULL : val(&b, i0, &len, &err);
 	if (!v) {
-		batch_free(&b);
+		batch_release(&b);
 		return err;
 	}
 	for (const char *s = v; s < v + len; s += strlen(s) + 1) {
@@ -421,7 +421,7 @@ static int list_dir(const char *dir, struct dirent_gv **out, size_t *n)
 		}
 		free(first);
 	}
-	batch_free(&b);
+	batch_release(&b);
 	return 0;
 }
 

@@ -328,7 +328,7 @@ static void gather_files(struct gid *gs, size_t n)
 	}
 	batch_reset(&b);
 	if (!n)
-		batch_free(&b);
+		batch_release(&b);
 	round_fds(gs, n);
 	for (size_t i = 0; i < n; i++) {
 		struct gid *g = &gs[i];
@@ -412,7 +412,7 @@ static void round_identity(struct group *gr)
 	batch_run_proc(&b);
 	for (size_t i = 0; i < n; i++)
 		take_identity(gr, i, &b, i_uid[i], i_stat[i], i_cntx[i]);
-	batch_free(&b);
+	batch_release(&b);
 	free(i_stat);
 	batch_run_proc(&gr->t);
 }
@@ -543,8 +543,8 @@ static void gather_group(const int *pids, size_t n)
 	round_identity(&gr);
 	round_tasks(&gr);
 	admit_group(&gr);
-	batch_free(&gr.ts);
-	batch_free(&gr.t);
+	batch_release(&gr.ts);
+	batch_release(&gr.t);
 	free(gr.i_task);
 	free(gr.mains);
 	gather_files(gr.gs, gr.ngs);
@@ -627,7 +627,7 @@ static int *round_zero(size_t *npids)
 		pids = pids_listed(v, len, npids);
 	else
 		die("can't open %s", PROC);
-	batch_free(&b);
+	batch_release(&b);
 	return pids;
 }
 

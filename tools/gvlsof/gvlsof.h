@@ -365,7 +365,7 @@ void batch_run_proc(struct batch *b);
 bool bg_start(void (*fn)(void));
 void bg_wait(void);
 void batch_reset(struct batch *b);
-void batch_free(struct batch *b);
+void batch_release(struct batch *b);
 const char *val(const struct batch *b, size_t i, size_t *len, int *err);
 bool val_u64(const struct batch *b, size_t i, uint64_t *out);
 bool val_dev(const struct batch *b, size_t i, dev_t *dev);

@@ -150,7 +150,7 @@ static void unix_stale_stat(void)
 		}
 	}
 	free(first);
-	batch_free(&b);
+	batch_release(&b);
 }
 
 /* ---- tcp, udp, udplite, v4 and v6 ---- */
@@ -446,7 +446,7 @@ static void table_load(const struct table *t, const char *v, size_t len)
 	v = val(&b, i, &len, &err);
 	if (v)
 		each_line(t->file, v, len, t->header, t->line);
-	batch_free(&b);
+	batch_release(&b);
 }
 
 /* Every table, in one getvalues() call. */
@@ -470,7 +470,7 @@ static void net_load_now(void)
 			continue;
 		table_load(t, v, len);
 	}
-	batch_free(&b);
+	batch_release(&b);
 	if (opt.nsfile && n_unix)
 		unix_stale_stat();
 	if (opt.feptE) {

@@ -576,7 +576,7 @@ void mem_stat_all(void)
 		i = j;
 	}
 	free(first);
-	batch_free(&b);
+	batch_release(&b);
 }
 
 /* A mapped file on an exempt file system: the maps line only, no stat. */

@@ -448,7 +448,7 @@ struct mounts *readmnt(void)
 		if (!v)
 			die_mountinfo(err);
 		mounts_parse(v, len);
-		batch_free(&b);
+		batch_release(&b);
 	}
 	mounts_stat();
 	return lmi;
