@@ -166,10 +166,10 @@ int gv_data_open_pinned(struct gv_ctx *ctx, int pin, const char *sub,
  * an automount point is a directory to data: (ENODATA), a mount on it is
  * not crossed (EXDEV). lookup.c tells them apart without triggering one.
  */
-static int gv_data_autofs(int dfd, const char *base)
+static int gv_data_autofs(struct gv_ctx *ctx, int dfd, const char *base)
 {
 	struct statx at, in;
-	int err = gv_autofs_statx(dfd, base, AT_SYMLINK_NOFOLLOW,
+	int err = gv_autofs_statx(ctx, dfd, base, AT_SYMLINK_NOFOLLOW,
 				  STATX_TYPE | STATX_MNT_ID, &at);
 
 	if (err)
@@ -204,7 +204,7 @@ int gv_data_open(struct gv_ctx *ctx, const char *sub, struct gv_data_file *f)
 	/* RESOLVE_NO_XDEV: a mount point as the last component is EXDEV */
 	pin = gv_open_beneath(ctx, dfd, base, O_PATH | O_NOFOLLOW);
 	if (pin == -EXDEV && gv_origin_magic(ctx) == AUTOFS_SUPER_MAGIC)
-		return gv_data_autofs(dfd, base);
+		return gv_data_autofs(ctx, dfd, base);
 	if (pin < 0)
 		return pin;
 	kind = gv_data_open_pinned(ctx, pin, sub, f);

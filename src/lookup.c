@@ -180,14 +180,22 @@ void gv_lookup_release(struct gv_ctx *ctx)
 	gv_proc_release(ctx);
 }
 
-/* Whether the directory @dfd lists @base: 1, 0, or -errno. */
-static int gv_dir_lists(int dfd, const char *base)
+/*
+ * Whether the directory @dfd lists @base: 1, 0, or -errno. EMFILE while
+ * descriptors of this call wait to be closed: close them, try again.
+ */
+static int gv_dir_lists(struct gv_ctx *ctx, int dfd, const char *base)
 {
+	const int oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
 	char buf[4096] __attribute__((aligned(8)));
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(dfd, ".", oflags);
 	int found = 0;
 	long n;
 
+	if (fd < 0 && errno == EMFILE && ctx->closing.n) {
+		gv_fd_flush(&ctx->closing);
+		fd = openat(dfd, ".", oflags);
+	}
 	if (fd < 0)
 		return -errno;
 	gv_fd_own(fd);
@@ -221,10 +229,10 @@ static int gv_dir_lists(int dfd, const char *base)
  * removes between the listing and the statx(2) is asked of it as stat(2)
  * would ask. Returns 0 with @stx filled, or -errno.
  */
-int gv_autofs_statx(int dfd, const char *base, int flags, unsigned int mask,
-		    struct statx *stx)
+int gv_autofs_statx(struct gv_ctx *ctx, int dfd, const char *base, int flags,
+		    unsigned int mask, struct statx *stx)
 {
-	int listed = gv_dir_lists(dfd, base);
+	int listed = gv_dir_lists(ctx, dfd, base);
 
 	if (listed <= 0)
 		return listed < 0 ? listed : -EXDEV;

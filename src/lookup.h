@@ -32,8 +32,8 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
 		    int oflags);
-int gv_autofs_statx(int dfd, const char *base, int flags, unsigned int mask,
-		    struct statx *stx);
+int gv_autofs_statx(struct gv_ctx *ctx, int dfd, const char *base, int flags,
+		    unsigned int mask, struct statx *stx);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);
 uint32_t gv_origin_magic_slow(struct gv_ctx *ctx);
 

@@ -60,8 +60,8 @@ static int gv_statx_last(struct gv_ctx *ctx, int dfd, const char *base,
 	if (*base && gv_origin_magic(ctx) == AUTOFS_SUPER_MAGIC) {
 		pin = gv_open_beneath(ctx, dfd, base, O_PATH | O_NOFOLLOW);
 		if (pin == -EXDEV)
-			return gv_autofs_statx(dfd, base, flags, GV_STATX_MASK,
-					       stx);
+			return gv_autofs_statx(ctx, dfd, base, flags,
+					       GV_STATX_MASK, stx);
 		if (pin < 0)
 			return pin;
 		gv_fd_defer(&ctx->closing, pin);
