@@ -9,32 +9,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "groups.h"
 #include "lookup.h"
 
-static int gv_dir_names(int fd, struct gv_out *out)
+/* A name of the listing as an item, but "." and "..". */
+static int gv_dir_name(const char *s, void *out)
 {
-	char buf[8192] __attribute__((aligned(8)));	/* ~250 names a call */
-	long n;
-	int err = 0;
-
-	while (!err && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < n && !err;) {
-			struct gv_dirent64 *d = (void *)(buf + off);
-			const char *s = d->d_name;
-
-			off += d->d_reclen;
-			if (s[0] == '.' && (!s[1] || (s[1] == '.' && !s[2])))
-				continue;
-			err = gv_put_item(out, s, strlen(s));
-		}
-	}
-	if (!err && n < 0)
-		err = -errno;
-	return err;
+	if (s[0] == '.' && (!s[1] || (s[1] == '.' && !s[2])))
+		return 0;
+	return gv_put_item(out, s, strlen(s));
 }
 
 int gv_dir_list(struct gv_ctx *ctx, const struct gv_req *req,
@@ -55,7 +39,7 @@ int gv_dir_list(struct gv_ctx *ctx, const struct gv_req *req,
 		gv_fd_own(fd);
 	if (fd < 0)
 		return fd;
-	err = gv_dir_names(fd, out);
+	err = gv_dir_each(fd, gv_dir_name, out);
 	gv_fd_defer(&ctx->closing, fd);
 	return err;
 }

@@ -180,6 +180,38 @@ void gv_lookup_release(struct gv_ctx *ctx)
 	gv_proc_release(ctx);
 }
 
+/* A record of getdents64(2) */
+struct gv_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+int gv_dir_each(int fd, int (*fn)(const char *name, void *arg), void *arg)
+{
+	char buf[8192] __attribute__((aligned(8)));	/* ~250 names a call */
+	long n;
+	int ret = 0;
+
+	while (!ret && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n && !ret;) {
+			struct gv_dirent64 *d = (void *)(buf + off);
+
+			off += d->d_reclen;
+			ret = fn(d->d_name, arg);
+		}
+	if (!ret && n < 0)
+		ret = -errno;
+	return ret;
+}
+
+static int gv_is_name(const char *name, void *base)
+{
+	return !strcmp(name, base);
+}
+
 /*
  * Whether the directory @dfd lists @base: 1, 0, or -errno. EMFILE while
  * descriptors of this call wait to be closed: close them, try again.
@@ -187,10 +219,7 @@ void gv_lookup_release(struct gv_ctx *ctx)
 static int gv_dir_lists(struct gv_ctx *ctx, int dfd, const char *base)
 {
 	const int oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-	char buf[4096] __attribute__((aligned(8)));
-	int fd = openat(dfd, ".", oflags);
-	int found = 0;
-	long n;
+	int fd = openat(dfd, ".", oflags), found;
 
 	if (fd < 0 && errno == EMFILE && ctx->closing.n) {
 		gv_fd_flush(&ctx->closing);
@@ -199,16 +228,7 @@ static int gv_dir_lists(struct gv_ctx *ctx, int dfd, const char *base)
 	if (fd < 0)
 		return -errno;
 	gv_fd_own(fd);
-	while (!found && (n = syscall(SYS_getdents64, fd, buf,
-				      sizeof(buf))) > 0)
-		for (long off = 0; off < n && !found;) {
-			struct gv_dirent64 *d = (void *)(buf + off);
-
-			off += d->d_reclen;
-			found = !strcmp(d->d_name, base);
-		}
-	if (!found && n < 0)
-		found = -errno;
+	found = gv_dir_each(fd, gv_is_name, (void *)base);
 	gv_fd_close(fd);
 	return found;
 }

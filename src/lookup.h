@@ -16,15 +16,6 @@
 
 #include "ctx.h"
 
-/* A record of getdents64(2) */
-struct gv_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 /* lookup.c: SUBPATH rules and confined lookups beneath $ORIGIN */
 bool gv_subpath_valid(const char *sub);
 bool gv_subpath_check(const char *sub, const char **slash);
@@ -32,6 +23,12 @@ int gv_lookup_parent(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_lookup_cached(struct gv_ctx *ctx, const char *sub, const char **base);
 int gv_open_beneath(struct gv_ctx *ctx, int dfd, const char *path,
 		    int oflags);
+/*
+ * @fn(name, @arg) for each name of the open directory @fd, "." and ".."
+ * among them, until it returns non-zero: that value; 0 at the end, or
+ * -errno from getdents64(2).
+ */
+int gv_dir_each(int fd, int (*fn)(const char *name, void *arg), void *arg);
 int gv_autofs_statx(struct gv_ctx *ctx, int dfd, const char *base, int flags,
 		    unsigned int mask, struct statx *stx);
 int gv_origin_statfs(struct gv_ctx *ctx, const struct statfs **sfs);

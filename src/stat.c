@@ -55,7 +55,7 @@ static int gv_statx_confined(struct gv_ctx *ctx, const char *sub,
 static int gv_statx_last(struct gv_ctx *ctx, int dfd, const char *base,
 			 int flags, struct statx *stx)
 {
-	int pin;
+	int pin, err;
 
 	if (*base && gv_origin_magic(ctx) == AUTOFS_SUPER_MAGIC) {
 		pin = gv_open_beneath(ctx, dfd, base, O_PATH | O_NOFOLLOW);
@@ -64,7 +64,11 @@ static int gv_statx_last(struct gv_ctx *ctx, int dfd, const char *base,
 					       GV_STATX_MASK, stx);
 		if (pin < 0)
 			return pin;
+		/* the pinned object itself, not a second lookup of @base */
+		err = statx(pin, "", flags | AT_EMPTY_PATH, GV_STATX_MASK,
+			    stx) ? -errno : 0;
 		gv_fd_defer(&ctx->closing, pin);
+		return err;
 	}
 	return statx(dfd, base, flags, GV_STATX_MASK, stx) ? -errno : 0;
 }
